@@ -1,0 +1,217 @@
+/* sbx_init.c: the job's init — pid 1 of its pid namespace, our C code, never Python.
+ *
+ * Being pid 1 is what makes the job's processes mortal: when the init exits the kernel
+ * SIGKILLs everything else in the namespace (a setsid()'d daemon included), and pid 1 only
+ * receives signals it installed handlers for, so the job cannot kill it.
+ * The init first makes itself a clean process — default signal dispositions and an empty
+ * mask (both survive execve otherwise), a new session without a controlling terminal (no
+ * TIOCSTI into the operator's tty), death with the worker, and exactly the descriptors the
+ * job needs at fixed numbers. It then waits for the parent's go, lets the layers confine it
+ * (sbx_proc.c has the order) and clones the main process, which execs the interpreter.
+ * It reaps orphans until the main process exits or the parent says stop, then kills and
+ * reaps everything left itself — so its rusage, which the parent reads with wait4(), covers
+ * every process of the job — and reports the main's wait status on the report pipe; its own
+ * exit status repeats it (code, or 128 + signal). The kernel's kill-on-init-exit remains
+ * the backstop.
+ *
+ * Cloned from a possibly multi-threaded worker, this code uses syscalls only: no malloc, no
+ * stdio, and clone() rather than fork() for the main process, because fork() would take
+ * glibc locks that another worker thread may have held at the time of our clone.
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { SBX_INIT_FAILED = 125, SBX_MAIN_FAILED = 126, SBX_EXEC_FAILED = 127 };
+
+static int sbx_init_signals(sbx_proc *p)
+{
+    struct sigaction sa = {.sa_handler = SIG_DFL};
+    sigemptyset(&sa.sa_mask);
+    for (int s = 1; s < NSIG; s++) {
+        if (s == SIGKILL || s == SIGSTOP)
+            continue;
+        /* glibc's reserved signals answer EINVAL: they have nothing to reset. */
+        sigaction(s, &sa, NULL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        return sbx_child_fail(p, errno, "sigprocmask", NULL);
+    return 0;
+}
+
+/* PDEATHSIG follows the thread that cloned us: sbx_start() must run on a thread that
+ * outlives its jobs (the worker's loop thread). */
+static int sbx_init_session(sbx_proc *p)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        return sbx_child_fail(p, errno, "prctl(PR_SET_PDEATHSIG)", NULL);
+    if (setsid() < 0)
+        return sbx_child_fail(p, errno, "setsid", NULL);
+    return 0;
+}
+
+/* 0-2 the job's stdio, 3 the report pipe, 4 the control socket; nothing else survives. */
+static int sbx_init_fds(sbx_proc *p)
+{
+    int want[SBX_FD_FIRST_FREE] = {p->stdin_fd, p->out_wr, p->err_wr, p->report_wr, p->ctl_rd};
+    int high[SBX_FD_FIRST_FREE];
+    /* Lift every source above the targets first, so no dup2 overwrites one still needed. */
+    for (int i = 0; i < SBX_FD_FIRST_FREE; i++)
+        if ((high[i] = fcntl(want[i], F_DUPFD_CLOEXEC, SBX_FD_FIRST_FREE)) < 0)
+            return sbx_child_fail(p, errno, "fcntl(F_DUPFD_CLOEXEC)", NULL);
+    for (int i = 0; i < SBX_FD_FIRST_FREE; i++)
+        if (dup2(high[i], i) < 0)
+            return sbx_child_fail(p, errno, "dup2", NULL);
+    p->report_wr = SBX_FD_REPORT;
+    p->ctl_rd = SBX_FD_CTL;
+    if (close_range(SBX_FD_FIRST_FREE, ~0U, 0) < 0)
+        return sbx_child_fail(p, errno, "close_range", NULL);
+    return 0;
+}
+
+/* 0 on go; -1 when the worker is gone (EOF) or says stop before the job even started. */
+static int sbx_init_wait_go(sbx_proc *p)
+{
+    char c = 0;
+    ssize_t n;
+    do
+        n = read(SBX_FD_CTL, &c, 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return sbx_child_fail(p, errno, "read(control)", NULL);
+    return n == 1 && c == SBX_CTL_GO ? 0 : -1;
+}
+
+/* The job's main process: last confinement steps, then the interpreter. */
+static int sbx_init_job_main(void *arg)
+{
+    sbx_proc *p = arg;
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) < 0) { /* the init blocks SIGCHLD */
+        sbx_child_fail(p, errno, "sigprocmask", NULL);
+        _exit(SBX_MAIN_FAILED);
+    }
+    if (sbx_layers_enter_main(p) < 0)
+        _exit(SBX_MAIN_FAILED);
+    /* CLOEXEC rather than close: the report pipe must stay usable if execve fails. */
+    if (close_range(SBX_FD_REPORT, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+        sbx_child_fail(p, errno, "close_range(CLOSE_RANGE_CLOEXEC)", NULL);
+        _exit(SBX_MAIN_FAILED);
+    }
+    execve(p->python, p->argv, p->envp);
+    sbx_child_fail(p, errno, "execve(", p->python, ")", NULL);
+    _exit(SBX_EXEC_FAILED);
+}
+
+typedef struct {
+    pid_t pid;
+    bool exited;
+    int status;
+} sbx_init_main_proc;
+
+static void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
+{
+    if (w == m->pid && !m->exited) {
+        m->exited = true;
+        m->status = st;
+    }
+}
+
+/* Waits until the main process exits or the parent says stop (or is gone), reaping orphans
+ * as they die. The parent's deadline, then its SIGKILL, bound how long this takes. */
+static int sbx_init_supervise(sbx_proc *p, sbx_init_main_proc *m, int sigfd)
+{
+    struct pollfd fds[2] = {{.fd = SBX_FD_CTL, .events = POLLIN}, {.fd = sigfd, .events = POLLIN}};
+    while (!m->exited) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return sbx_child_fail(p, errno, "poll", NULL);
+        }
+        struct signalfd_siginfo si;
+        while (read(sigfd, &si, sizeof si) > 0)
+            ;
+        int st;
+        for (pid_t w; (w = waitpid(-1, &st, WNOHANG | __WALL)) > 0;)
+            sbx_init_reaped(m, w, st);
+        if (fds[0].revents)
+            return 0; /* stop, or EOF: the worker is gone */
+    }
+    return 0;
+}
+
+/* Kills every other process of the namespace and reaps them all, so that the rusage the
+ * parent gets from wait4() covers them and nothing outlives the init. */
+static void sbx_init_kill_all(sbx_init_main_proc *m)
+{
+    /* kill(-1) outside a pid namespace of our own would hit the host: never. */
+    if (getpid() != 1)
+        return;
+    kill(-1, SIGKILL);
+    /* Forks racing the kill fail (the parent has a fatal signal pending); the repeated
+     * kill is belt and braces. Bounded by the count and by the parent's SIGKILL. */
+    for (unsigned i = 1; i < (1u << 22); i++) {
+        int st;
+        pid_t w = waitpid(-1, &st, __WALL);
+        if (w < 0 && errno != EINTR)
+            return; /* ECHILD: everyone is reaped */
+        if (w > 0)
+            sbx_init_reaped(m, w, st);
+        if (i % 64 == 0)
+            kill(-1, SIGKILL);
+    }
+}
+
+/* SIGCHLD is blocked and read from a signalfd, so the init waits on the control socket and
+ * its children at once, without a signal handler. Made before the layers: RLIMIT_NOFILE
+ * may leave no room for it afterwards. */
+static int sbx_init_sigchld(sbx_proc *p)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
+        return sbx_child_fail(p, errno, "sigprocmask(SIGCHLD)", NULL);
+    int fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0)
+        return sbx_child_fail(p, errno, "signalfd(SIGCHLD)", NULL);
+    return fd;
+}
+
+int sbx_init_main(void *arg)
+{
+    sbx_proc *p = arg;
+    int sigfd = -1;
+    if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_init_fds(p) < 0 ||
+        sbx_init_wait_go(p) < 0 || (sigfd = sbx_init_sigchld(p)) < 0 ||
+        sbx_layers_enter_init(p) < 0)
+        _exit(SBX_INIT_FAILED);
+
+    char *main_stack_top = (char *)p->stack + 2 * SBX_STACK_SIZE;
+    sbx_init_main_proc m = {.pid = clone(sbx_init_job_main, main_stack_top, SIGCHLD, p)};
+    if (m.pid < 0) {
+        sbx_child_fail(p, errno, "clone(main)", NULL);
+        _exit(SBX_INIT_FAILED);
+    }
+    int rc = sbx_init_supervise(p, &m, sigfd);
+    sbx_init_kill_all(&m);
+    if (rc < 0 || !m.exited)
+        _exit(SBX_INIT_FAILED);
+
+    sbx_report r = {.kind = SBX_REPORT_EXIT, .wstatus = m.status};
+    if (write(SBX_FD_REPORT, &r, sizeof r) != (ssize_t)sizeof r)
+        _exit(SBX_INIT_FAILED);
+    int st = m.status;
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}

@@ -1,0 +1,87 @@
+/* sbx_limits.c: the numbers a job runs under, and the names of its outcomes.
+ *
+ * Defaults are what a job gets when it asks for nothing; maxima are the operator's ceiling,
+ * which sbx_start() enforces again so that no caller can hand the sandbox an unchecked value.
+ * Zero is rejected for every limit: none of them has a useful "nothing allowed" meaning, and
+ * 0 is what a forgotten field looks like.
+ */
+#include "sbx_int.h"
+
+#include <stdio.h>
+
+void sbx_limits_default(sbx_limits *l)
+{
+    *l = (sbx_limits){
+        .wall_ms = 5000,
+        .cpu_ms = 5000,
+        .memory_mb = 50,
+        .pids = 64,
+        .output_bytes = 64 * 1024,
+        .file_mb = 16,
+        .open_files = 64,
+    };
+}
+
+void sbx_limits_max(sbx_limits *l)
+{
+    *l = (sbx_limits){
+        .wall_ms = 60000,
+        .cpu_ms = 60000,
+        .memory_mb = 1024,
+        .pids = 256,
+        .output_bytes = 16 * 1024 * 1024,
+        .file_mb = 256,
+        .open_files = 1024,
+    };
+}
+
+int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size_t whylen)
+{
+    const struct {
+        const char *name;
+        uint32_t v, max;
+    } f[] = {
+        {"wall_ms", l->wall_ms, max->wall_ms},
+        {"cpu_ms", l->cpu_ms, max->cpu_ms},
+        {"memory_mb", l->memory_mb, max->memory_mb},
+        {"pids", l->pids, max->pids},
+        {"output_bytes", l->output_bytes, max->output_bytes},
+        {"file_mb", l->file_mb, max->file_mb},
+        {"open_files", l->open_files, max->open_files},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        if (f[i].v == 0) {
+            snprintf(why, whylen, "limits.%s 0 below minimum 1", f[i].name);
+            return -1;
+        }
+        if (f[i].v > f[i].max) {
+            snprintf(why, whylen, "limits.%s %u above maximum %u", f[i].name, f[i].v, f[i].max);
+            return -1;
+        }
+    }
+    if (whylen)
+        why[0] = '\0';
+    return 0;
+}
+
+const char *sbx_status_name(sbx_status s)
+{
+    static const char *const names[] = {
+        [SBX_OK] = "ok",
+        [SBX_ERROR] = "error",
+        [SBX_TIMEOUT] = "timeout",
+        [SBX_MEMORY_LIMIT] = "memory_limit",
+        [SBX_OUTPUT_LIMIT] = "output_limit",
+        [SBX_SIGNAL] = "signal",
+        [SBX_INTERNAL] = "internal_error",
+    };
+    if ((unsigned)s < sizeof names / sizeof names[0])
+        return names[s];
+    return "internal_error";
+}
+
+void sbx_config_default(sbx_config *c)
+{
+    c->python = "/usr/bin/python3";
+    c->work_root = "/tmp/codeq";
+}

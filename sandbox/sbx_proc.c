@@ -1,0 +1,303 @@
+/* sbx_proc.c: one job from start to finish, and the one place that orders the layers.
+ *
+ * sbx_start() runs every layer's prepare, clones the init (sbx_spawn.c), runs from_parent
+ * and lets the init go; the init runs enter_init, its main process enter_main (sbx_init.c).
+ * sbx_service() is the whole parent-side loop body: read output, enforce the output cap and
+ * the wall deadline by killing the init, and reap it without blocking; once it is reaped the
+ * pipes are drained and the verdict taken (sbx_verdict.c). sbx_finish() runs collect in
+ * reverse order. Any failure is recorded once (sbx_fail) and the job is killed: a job whose
+ * confinement is incomplete never runs, or stops running.
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Layers with nothing to do but their namespace. */
+static const sbx_layer sbx_layer_pid = {
+    .name = "pid", /* the init (sbx_init.c) is this layer's work */
+    .clone_flag = CLONE_NEWPID,
+    .clone_flag_name = "CLONE_NEWPID",
+};
+static const sbx_layer sbx_layer_ipc = {
+    .name = "ipc", /* no SysV IPC or POSIX queues shared with the host */
+    .clone_flag = CLONE_NEWIPC,
+    .clone_flag_name = "CLONE_NEWIPC",
+};
+
+/* The order hooks run in (collect: reverse). Later layers slot in here: cgroup (from_parent),
+ * pivot_root (with mnt), uid/caps drop, seccomp (last enter_main). */
+static const sbx_layer *const sbx_layers[] = {
+    &sbx_layer_workdir, /* fresh directory with main.py: cwd and HOME */
+    &sbx_layer_capture, /* stdin memfd, stdout/stderr pipes */
+    &sbx_layer_env,     /* argv, environment from scratch */
+    &sbx_layer_scrub,   /* the init hides the worker's argv and environment */
+    &sbx_layer_pid,     /* our init is pid 1 */
+    &sbx_layer_mnt,     /* private propagation, fresh /proc */
+    &sbx_layer_net,     /* no network */
+    &sbx_layer_ipc,
+    &sbx_layer_uts,     /* hostname "codeq" */
+    &sbx_layer_rlimits, /* memory, cpu, files, processes */
+};
+enum { SBX_NLAYERS = sizeof sbx_layers / sizeof sbx_layers[0] };
+
+int sbx_layers_clone_flags(char *names, size_t n)
+{
+    int flags = 0;
+    size_t at = 0;
+    names[0] = '\0';
+    for (int i = 0; i < SBX_NLAYERS; i++) {
+        if (!sbx_layers[i]->clone_flag)
+            continue;
+        flags |= sbx_layers[i]->clone_flag;
+        int k = snprintf(names + at, n - at, "%s%s", at ? "|" : "", sbx_layers[i]->clone_flag_name);
+        if (k > 0 && (size_t)k < n - at)
+            at += (size_t)k;
+    }
+    return flags;
+}
+
+/* Defines fn, which runs `hook` of every layer in order and stops at the first failure. */
+#define SBX_LAYERS_WALK(fn, hook)                                                          \
+    int fn(sbx_proc *p)                                                                    \
+    {                                                                                      \
+        for (int i = 0; i < SBX_NLAYERS; i++)                                              \
+            if (sbx_layers[i]->hook && sbx_layers[i]->hook(p) < 0)                         \
+                return -1;                                                                 \
+        return 0;                                                                          \
+    }
+
+static SBX_LAYERS_WALK(sbx_layers_prepare, prepare)
+static SBX_LAYERS_WALK(sbx_layers_from_parent, from_parent)
+SBX_LAYERS_WALK(sbx_layers_enter_init, enter_init)
+SBX_LAYERS_WALK(sbx_layers_enter_main, enter_main)
+
+/* Every layer collects even if an earlier one failed; the first failure is kept. */
+static void sbx_layers_collect(sbx_proc *p)
+{
+    for (int i = SBX_NLAYERS - 1; i >= 0; i--)
+        if (sbx_layers[i]->collect)
+            sbx_layers[i]->collect(p);
+}
+
+static int sbx_copy(sbx_proc *p, char *dst, size_t n, const char *src, const char *what)
+{
+    size_t len = strlen(src);
+    if (len >= n)
+        return sbx_fail(p, ENAMETOOLONG, "%s", what);
+    memcpy(dst, src, len + 1);
+    return 0;
+}
+
+static sbx_proc *sbx_proc_new(void)
+{
+    sbx_proc *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->res.out.data = calloc(1, 1);
+    p->res.err.data = calloc(1, 1);
+    if (!p->res.out.data || !p->res.err.data) {
+        sbx_result_free(&p->res);
+        free(p);
+        return NULL;
+    }
+    p->out = (sbx_stream){.fd = -1, .buf = &p->res.out, .alloc = 1, .name = "stdout"};
+    p->err = (sbx_stream){.fd = -1, .buf = &p->res.err, .alloc = 1, .name = "stderr"};
+    p->stdin_fd = p->out_wr = p->err_wr = -1;
+    p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
+    p->res.exit_code = -1;
+    return p;
+}
+
+static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
+{
+    sbx_config def;
+    sbx_config_default(&def);
+    if (!c)
+        c = &def;
+    if (sbx_copy(p, p->python, sizeof p->python, c->python ? c->python : def.python,
+                 "config.python") < 0 ||
+        sbx_copy(p, p->work_root, sizeof p->work_root, c->work_root ? c->work_root : def.work_root,
+                 "config.work_root") < 0)
+        return -1;
+    if (!job || (!job->code && job->code_len) || (!job->stdin_data && job->stdin_len))
+        return sbx_fail(p, EINVAL, "job: missing, or a NULL code/stdin_data with a length");
+    p->limits = job->limits;
+    sbx_limits max;
+    sbx_limits_max(&max);
+    char why[120];
+    if (sbx_limits_check(&p->limits, &max, why, sizeof why) < 0)
+        return sbx_fail(p, 0, "%s", why);
+    p->job_id = job->job_id;
+    p->code = job->code ? job->code : "";
+    p->code_len = job->code_len;
+    p->prelude = job->prelude;
+    p->prelude_len = job->prelude ? job->prelude_len : 0;
+    p->stdin_data = job->stdin_data ? job->stdin_data : "";
+    p->stdin_len = job->stdin_len;
+    return 0;
+}
+
+/* Asks the init to end the job (see sbx_spawn.c for why it is asked, not killed). */
+static void sbx_proc_kill(sbx_proc *p, sbx_kill_reason why)
+{
+    if (p->killed == SBX_KILL_NONE)
+        p->killed = why;
+    sbx_spawn_stop(p);
+}
+
+/* Blocks until the init is reaped: the grace to stop by itself, then SIGKILL. */
+static void sbx_proc_wait_gone(sbx_proc *p)
+{
+    uint64_t end = sbx_now_ms() + SBX_STOP_GRACE_MS;
+    while (!p->reaped && sbx_now_ms() < end) {
+        struct pollfd f = {.fd = p->report_rd, .events = POLLIN};
+        poll(&f, p->report_rd >= 0 ? 1 : 0, 10);
+        sbx_spawn_read_reports(p);
+        sbx_spawn_reap(p, false);
+    }
+    sbx_spawn_kill(p);
+    sbx_spawn_reap(p, true);
+}
+
+/* The init is reaped: everything the job wrote is in the pipes or already read. */
+static void sbx_proc_conclude(sbx_proc *p)
+{
+    sbx_capture_read(p, true);
+    sbx_spawn_read_reports(p);
+    sbx_verdict(p);
+    p->done = true;
+}
+
+sbx_proc *sbx_start(const sbx_config *c, const sbx_job *job)
+{
+    sbx_proc *p = sbx_proc_new();
+    if (!p)
+        return NULL;
+    if (sbx_proc_accept(p, c, job) == 0 && sbx_layers_prepare(p) == 0 && sbx_spawn(p) == 0 &&
+        sbx_layers_from_parent(p) == 0)
+        sbx_spawn_go(p);
+    p->job_id = p->code = p->stdin_data = p->prelude = NULL;
+    if (p->failed) {
+        /* Nothing of the job ran yet: no usage to keep, SIGKILL at once. */
+        p->killed = SBX_KILL_INTERNAL;
+        sbx_spawn_kill(p);
+        sbx_spawn_reap(p, true);
+        sbx_proc_conclude(p);
+    }
+    return p;
+}
+
+int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max)
+{
+    int n = 0;
+    if (p->done)
+        return 0;
+    int want[] = {p->out.fd, p->err.fd, p->report_rd};
+    for (size_t i = 0; i < sizeof want / sizeof want[0] && n < max; i++)
+        if (want[i] >= 0)
+            fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};
+    return n;
+}
+
+int sbx_timeout_ms(const sbx_proc *p)
+{
+    if (p->done)
+        return 0;
+    uint64_t now = sbx_now_ms();
+    if (p->report_rd < 0) /* the init closed the report pipe: its exit is microseconds away */
+        return 1;
+    if (p->stop_ms) { /* the report pipe's EOF wakes the caller at the exit; this is for the SIGKILL */
+        uint64_t kill_at = p->stop_ms + SBX_STOP_GRACE_MS;
+        return now >= kill_at ? 100 : (int)(kill_at - now);
+    }
+    uint64_t deadline = p->t0_ms + p->limits.wall_ms;
+    if (now >= deadline)
+        return 0;
+    return deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now);
+}
+
+void sbx_service(sbx_proc *p)
+{
+    if (p->done)
+        return;
+    sbx_capture_read(p, false);
+    sbx_spawn_read_reports(p);
+    if (p->failed)
+        sbx_proc_kill(p, SBX_KILL_INTERNAL);
+    else if (!p->killed && sbx_capture_overflow(p))
+        sbx_proc_kill(p, SBX_KILL_OUTPUT);
+    else if (!p->killed && !p->have_exit && sbx_now_ms() >= p->t0_ms + p->limits.wall_ms)
+        sbx_proc_kill(p, SBX_KILL_WALL);
+    if (p->stop_ms && sbx_now_ms() >= p->stop_ms + SBX_STOP_GRACE_MS)
+        sbx_spawn_kill(p);
+    if (sbx_spawn_reap(p, false))
+        sbx_proc_conclude(p);
+}
+
+bool sbx_done(const sbx_proc *p)
+{
+    return p->done;
+}
+
+void sbx_kill(sbx_proc *p, const char *why)
+{
+    if (p->done)
+        return;
+    if (!p->failed) {
+        snprintf(p->res.message, sizeof p->res.message, "%s", why ? why : SBX_PREFIX "killed");
+        p->res.status = SBX_INTERNAL;
+        p->failed = true;
+    }
+    sbx_proc_kill(p, SBX_KILL_INTERNAL);
+}
+
+void sbx_finish(sbx_proc *p, sbx_result *out)
+{
+    if (!p->done) {
+        sbx_kill(p, SBX_PREFIX "job finished before it was done");
+        sbx_proc_wait_gone(p);
+        sbx_proc_conclude(p);
+    }
+    sbx_layers_collect(p);
+    sbx_spawn_release(p);
+    *out = p->res;
+    free(p);
+}
+
+void sbx_run(const sbx_config *c, const sbx_job *job, sbx_result *out)
+{
+    sbx_proc *p = sbx_start(c, job);
+    if (!p) {
+        memset(out, 0, sizeof *out);
+        out->status = SBX_INTERNAL;
+        out->exit_code = -1;
+        snprintf(out->message, sizeof out->message, SBX_PREFIX "out of memory");
+        return;
+    }
+    /* Bounded in time: the deadline kills the job, and a grace period covers the teardown. */
+    uint64_t give_up = sbx_now_ms() + (job ? job->limits.wall_ms : 0) + 10000;
+    while (!sbx_done(p) && sbx_now_ms() < give_up) {
+        struct pollfd fds[4];
+        int n = sbx_pollfds(p, fds, 4);
+        if (poll(fds, (nfds_t)n, sbx_timeout_ms(p)) < 0 && errno != EINTR) {
+            char why[128];
+            snprintf(why, sizeof why, SBX_PREFIX "poll: %s", strerrordesc_np(errno));
+            sbx_kill(p, why);
+        }
+        sbx_service(p);
+    }
+    sbx_finish(p, out);
+}
+
+void sbx_result_free(sbx_result *r)
+{
+    free(r->out.data);
+    free(r->err.data);
+    r->out.data = r->err.data = NULL;
+    r->out.len = r->err.len = 0;
+}

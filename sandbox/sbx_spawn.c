@@ -1,0 +1,202 @@
+/* sbx_spawn.c: the job's init, seen from the parent — clone, go, stop, kill, reap.
+ *
+ * One clone(2) creates the init directly inside every new namespace the layers ask for
+ * (pid, mount, net, ipc, uts): there is no window in which a process of the job runs
+ * unconfined, and if any namespace cannot be made, clone fails and nothing runs. We use the
+ * glibc wrapper with a stack of our own rather than fork()+unshare(): unshare(CLONE_NEWPID)
+ * only affects children, so it would cost a second fork.
+ *
+ * A control socketpair (not a pipe: send() with MSG_NOSIGNAL cannot SIGPIPE the worker)
+ * carries two bytes. "go" releases the init once from_parent hooks are done (a cgroup must
+ * be joined before the job starts). "stop" ends the job: the init kills every process of its
+ * namespace, reaps them and exits. We ask rather than SIGKILL the init because a killed init
+ * has the kernel auto-reap the rest of the namespace, and auto-reaped processes are missing
+ * from the init's rusage: a timed-out job would report no CPU at all. A SIGKILL follows if
+ * the init has not exited SBX_STOP_GRACE_MS after the stop. EOF on the socket (the worker
+ * died) stops the job too.
+ *
+ * The init and the main process talk back over the report pipe (sbx_report, atomic writes):
+ * a failed setup step, or the main process's wait status. Its EOF is also how a poll(2)
+ * loop learns that the init is gone: only the init holds the write end (the main process
+ * drops it at execve), and unlike a pidfd it works on any kernel and under valgrind. A
+ * pidfd, where the kernel has one, makes the SIGKILL immune to pid reuse.
+ * Usage is wait4() on the init: it has reaped every process of the job by then, so its
+ * rusage covers them all (an init that had to be SIGKILLed loses what it had not reaped).
+ * Its max RSS is inflated by the worker's resident anonymous memory: the init is a
+ * copy-on-write clone of the worker, and so is the main process until execve, whose
+ * high-water mark the kernel keeps. Exact figures need an exec'd init or the memory
+ * cgroup's peak, both due with the confinement work.
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void sbx_spawn_close(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int sbx_spawn_channels(sbx_proc *p)
+{
+    int ctl[2], rep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0)
+        return sbx_fail(p, errno, "socketpair(control)");
+    p->ctl_rd = ctl[0];
+    p->ctl_wr = ctl[1];
+    if (pipe2(rep, O_CLOEXEC) < 0)
+        return sbx_fail(p, errno, "pipe2(report)");
+    p->report_rd = rep[0];
+    p->report_wr = rep[1];
+    if (fcntl(p->report_rd, F_SETFL, O_NONBLOCK) < 0)
+        return sbx_fail(p, errno, "fcntl(report, O_NONBLOCK)");
+    p->stack_len = 2 * SBX_STACK_SIZE;
+    p->stack = mmap(NULL, p->stack_len, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (p->stack == MAP_FAILED) {
+        p->stack = NULL;
+        return sbx_fail(p, errno, "mmap(stack)");
+    }
+    return 0;
+}
+
+int sbx_spawn(sbx_proc *p)
+{
+    if (sbx_spawn_channels(p) < 0)
+        return -1;
+    char names[160];
+    int flags = sbx_layers_clone_flags(names, sizeof names);
+    p->t0_ms = sbx_now_ms();
+    pid_t pid = clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
+    int err = errno;
+    /* The child has its own copy of the stacks and of the ends it keeps. */
+    munmap(p->stack, p->stack_len);
+    p->stack = NULL;
+    sbx_spawn_close(&p->ctl_rd);
+    sbx_spawn_close(&p->report_wr);
+    if (pid < 0)
+        return sbx_fail(p, err, "clone(%s)", names);
+    p->pid = pid;
+    p->pidfd = pidfd_open(pid, 0);
+    if (p->pidfd < 0 && errno != ENOSYS) { /* ENOSYS: old kernel or valgrind, kill(2) it is */
+        err = errno;
+        kill(pid, SIGKILL); /* still our unreaped child: the pid cannot have been reused */
+        return sbx_fail(p, err, "pidfd_open(init %d)", (int)pid);
+    }
+    return 0;
+}
+
+static int sbx_spawn_ctl(sbx_proc *p, char c)
+{
+    ssize_t n;
+    do
+        n = send(p->ctl_wr, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    return n == 1 ? 0 : -1;
+}
+
+int sbx_spawn_go(sbx_proc *p)
+{
+    if (sbx_spawn_ctl(p, SBX_CTL_GO) < 0)
+        return sbx_fail(p, errno, "send(control, go)");
+    return 0;
+}
+
+/* Asks the init to end the job; sbx_proc.c SIGKILLs it if it does not within the grace. */
+void sbx_spawn_stop(sbx_proc *p)
+{
+    if (p->pid <= 0 || p->reaped || p->stop_ms)
+        return;
+    p->stop_ms = sbx_now_ms();
+    /* EPIPE/ECONNRESET: the init is already gone, the reap will tell. */
+    if (sbx_spawn_ctl(p, SBX_CTL_STOP) < 0 && errno != EPIPE && errno != ECONNRESET)
+        sbx_spawn_kill(p);
+}
+
+/* SIGKILL to pid 1 of the namespace takes every process of the job with it (uncounted). */
+void sbx_spawn_kill(sbx_proc *p)
+{
+    if (p->pid <= 0 || p->reaped)
+        return;
+    int rc = p->pidfd >= 0 ? pidfd_send_signal(p->pidfd, SIGKILL, NULL, 0) : kill(p->pid, SIGKILL);
+    if (rc < 0 && errno != ESRCH)
+        sbx_fail(p, errno, "kill(init %d, SIGKILL)", (int)p->pid);
+}
+
+/* 1 once the init is reaped (or was never started), 0 while it runs. */
+int sbx_spawn_reap(sbx_proc *p, bool block)
+{
+    if (p->reaped || p->pid <= 0) {
+        p->reaped = true;
+        if (!p->end_ms)
+            p->end_ms = sbx_now_ms();
+        return 1;
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        int st;
+        pid_t w = wait4(p->pid, &st, block ? 0 : WNOHANG, &p->ru);
+        if (w == 0)
+            return 0;
+        if (w < 0 && errno == EINTR)
+            continue;
+        p->end_ms = sbx_now_ms();
+        p->reaped = true;
+        if (w < 0) /* ECHILD: someone else reaped it, e.g. SIGCHLD set to SIG_IGN */
+            sbx_fail(p, errno, "wait4(init %d)", (int)p->pid);
+        else
+            p->init_wstatus = st;
+        return 1;
+    }
+    return 0;
+}
+
+/* Takes the messages that are there without waiting; closes the pipe at EOF. */
+void sbx_spawn_read_reports(sbx_proc *p)
+{
+    /* The init and the main process send at most one message each. */
+    for (int i = 0; p->report_rd >= 0 && i < 8; i++) {
+        sbx_report r;
+        ssize_t n = read(p->report_rd, &r, sizeof r);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n != (ssize_t)sizeof r) { /* EOF: the init is gone (writes are whole messages) */
+            if (n < 0)
+                sbx_fail(p, errno, "read(report)");
+            sbx_spawn_close(&p->report_rd);
+            return;
+        }
+        r.msg[sizeof r.msg - 1] = '\0';
+        if (r.kind == SBX_REPORT_FAIL && !p->failed) {
+            memcpy(p->res.message, r.msg, sizeof r.msg);
+            p->res.status = SBX_INTERNAL;
+            p->failed = true;
+        } else if (r.kind == SBX_REPORT_EXIT) {
+            p->have_exit = true;
+            p->main_wstatus = r.wstatus;
+        }
+    }
+}
+
+void sbx_spawn_release(sbx_proc *p)
+{
+    sbx_spawn_close(&p->pidfd);
+    sbx_spawn_close(&p->ctl_rd);
+    sbx_spawn_close(&p->ctl_wr);
+    sbx_spawn_close(&p->report_rd);
+    sbx_spawn_close(&p->report_wr);
+    if (p->stack)
+        munmap(p->stack, p->stack_len);
+    p->stack = NULL;
+}

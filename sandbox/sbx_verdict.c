@@ -1,0 +1,107 @@
+/* sbx_verdict.c: what happened to the job, from what the parent saw.
+ *
+ * Precedence, first match wins:
+ *   1. a sandbox failure (setup step, sbx_kill, read error)         -> internal_error
+ *   2. the parent killed the job: wall deadline, or output cap      -> timeout / output_limit
+ *   3. a stream went over its cap, noticed only after the exit      -> output_limit
+ *      (the bytes were written before the exit, so the verdict does not depend on timing)
+ *   4. the main process's own end: SIGXCPU, or SIGKILL after using the CPU limit (the hard
+ *      limit) -> timeout; MemoryError -> memory_limit; other signals -> signal; exit
+ *      code non-zero -> error; 0 -> ok.
+ * Usage is the init's wait4() rusage (see sbx_spawn.c): every process of the job, killed
+ * ones included; max RSS is inflated by the worker's memory in this slice.
+ */
+#include "sbx_int.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static uint64_t sbx_tv_ms(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u;
+}
+
+static void sbx_verdict_usage(sbx_proc *p)
+{
+    sbx_result *r = &p->res;
+    r->wall_ms = p->end_ms > p->t0_ms && p->t0_ms ? p->end_ms - p->t0_ms : 0;
+    r->cpu_ms = sbx_tv_ms(p->ru.ru_utime) + sbx_tv_ms(p->ru.ru_stime);
+    r->max_rss_kb = (uint64_t)(p->ru.ru_maxrss > 0 ? p->ru.ru_maxrss : 0);
+    r->exit_code = -1;
+    r->signal = 0;
+    if (p->have_exit && WIFEXITED(p->main_wstatus))
+        r->exit_code = WEXITSTATUS(p->main_wstatus);
+    else if (p->have_exit && WIFSIGNALED(p->main_wstatus))
+        r->signal = WTERMSIG(p->main_wstatus);
+    else if (p->killed != SBX_KILL_NONE && p->pid > 0)
+        r->signal = SIGKILL; /* the main process died with the namespace */
+}
+
+/* Python's MemoryError under RLIMIT_AS: the last line of an untruncated stderr is exactly
+ * "MemoryError" or "MemoryError: ...", and the exit code is 1. A heuristic: the memory
+ * cgroup's OOM record replaces it in the confinement issue. */
+static bool sbx_verdict_memory_error(const sbx_proc *p)
+{
+    const sbx_buf *e = &p->res.err;
+    if (p->res.exit_code != 1 || e->truncated || !e->data)
+        return false;
+    size_t end = e->len;
+    while (end > 0 && (e->data[end - 1] == '\n' || e->data[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start > 0 && e->data[start - 1] != '\n')
+        start--;
+    static const char tag[] = "MemoryError";
+    size_t n = end - start, k = sizeof tag - 1;
+    return n >= k && memcmp(e->data + start, tag, k) == 0 && (n == k || e->data[start + k] == ':');
+}
+
+static void sbx_verdict_set(sbx_proc *p, sbx_status s, const char *msg)
+{
+    p->res.status = s;
+    snprintf(p->res.message, sizeof p->res.message, "%s", msg);
+}
+
+static void sbx_verdict_exit(sbx_proc *p)
+{
+    const sbx_limits *l = &p->limits;
+    sbx_result *r = &p->res;
+    char msg[128];
+    uint64_t cpu_soft_ms = ((uint64_t)l->cpu_ms + 999) / 1000 * 1000;
+    snprintf(msg, sizeof msg, "cpu time limit %u ms exceeded", l->cpu_ms);
+    if (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_ms >= cpu_soft_ms)) {
+        sbx_verdict_set(p, SBX_TIMEOUT, msg);
+    } else if (r->signal) {
+        sbx_verdict_set(p, SBX_SIGNAL, "");
+    } else if (r->exit_code == 0) {
+        sbx_verdict_set(p, SBX_OK, "");
+    } else if (sbx_verdict_memory_error(p)) {
+        snprintf(msg, sizeof msg, "memory limit %u MB exceeded (MemoryError)", l->memory_mb);
+        sbx_verdict_set(p, SBX_MEMORY_LIMIT, msg);
+    } else {
+        sbx_verdict_set(p, SBX_ERROR, "");
+    }
+}
+
+void sbx_verdict(sbx_proc *p)
+{
+    sbx_verdict_usage(p);
+    if (p->failed)
+        return;
+    char msg[128];
+    if (p->killed == SBX_KILL_WALL) {
+        snprintf(msg, sizeof msg, "wall time limit %u ms exceeded", p->limits.wall_ms);
+        sbx_verdict_set(p, SBX_TIMEOUT, msg);
+    } else if (p->killed == SBX_KILL_OUTPUT || sbx_capture_overflow(p)) {
+        snprintf(msg, sizeof msg, "%s above the output limit of %u bytes", p->kill_stream,
+                 p->limits.output_bytes);
+        sbx_verdict_set(p, SBX_OUTPUT_LIMIT, msg);
+    } else if (!p->have_exit) {
+        sbx_fail(p, 0, "init ended without reporting the job's exit (wait status 0x%x)",
+                 (unsigned)p->init_wstatus);
+    } else {
+        sbx_verdict_exit(p);
+    }
+}

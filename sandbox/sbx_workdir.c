@@ -1,0 +1,245 @@
+/* sbx_workdir.c: a fresh private directory per job, holding main.py; the job's cwd and HOME.
+ *
+ * The root (default /tmp/codeq) is made 0700 and must be a real directory owned by us: /tmp
+ * is world-writable, and a directory or symlink planted there by someone else must not become
+ * the parent of job directories. Each job's directory comes from mkdtemp so names never
+ * collide, with the sanitised job id in it for whoever lists the root while debugging.
+ *
+ * Removal runs after the whole pid namespace is gone, but the tree was built by the job, so
+ * it is hostile: symlinks are unlinked, never followed (unlinkat, openat with O_NOFOLLOW), and
+ * the walk holds one descriptor per level. A tree deeper than SBX_RM_DEPTH has its deep part
+ * renamed up to the top and taken on a later pass, so depth costs passes, not descriptors.
+ * The number of steps is bounded by SBX_RM_BUDGET.
+ */
+#include "sbx_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { SBX_RM_DEPTH = 32, SBX_RM_BUDGET = 10 * 1000 * 1000 };
+
+static int sbx_workdir_root(sbx_proc *p)
+{
+    const char *root = p->work_root;
+    if (mkdir(root, 0700) < 0 && errno != EEXIST)
+        return sbx_fail(p, errno, "mkdir(%s)", root);
+    struct stat st;
+    if (lstat(root, &st) < 0)
+        return sbx_fail(p, errno, "lstat(%s)", root);
+    if (!S_ISDIR(st.st_mode))
+        return sbx_fail(p, 0, "work root %s is not a directory", root);
+    if (st.st_uid != geteuid() || (st.st_mode & 022))
+        return sbx_fail(p, 0, "work root %s must be owned by uid %u and writable by no one else",
+                        root, (unsigned)geteuid());
+    return 0;
+}
+
+/* Keeps [A-Za-z0-9_-] of the job id, at most 40 of them, so the name is always a plain one. */
+static void sbx_workdir_sanitize(const char *id, char *dst, size_t n)
+{
+    size_t k = 0;
+    for (; id && *id && k + 1 < n && k < 40; id++) {
+        char c = *id;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_';
+        dst[k++] = ok ? c : '_';
+    }
+    if (k == 0 && n > 4)
+        k = (size_t)snprintf(dst, n, "anon");
+    dst[k] = '\0';
+}
+
+static int sbx_workdir_write(sbx_proc *p, const char *name, const char *data, size_t len)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", p->workdir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return sbx_fail(p, errno, "open(%s)", path);
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            return sbx_fail(p, e, "write(%s)", path);
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) < 0)
+        return sbx_fail(p, errno, "close(%s)", path);
+    return 0;
+}
+
+static int sbx_workdir_prepare(sbx_proc *p)
+{
+    if (sbx_workdir_root(p) < 0)
+        return -1;
+    char id[48];
+    sbx_workdir_sanitize(p->job_id, id, sizeof id);
+    char tmpl[PATH_MAX];
+    int n = snprintf(tmpl, sizeof tmpl, "%s/job-%s-XXXXXX", p->work_root, id);
+    if (n < 0 || (size_t)n >= sizeof tmpl)
+        return sbx_fail(p, ENAMETOOLONG, "work root %s", p->work_root);
+    if (!mkdtemp(tmpl))
+        return sbx_fail(p, errno, "mkdtemp(%s)", tmpl);
+    memcpy(p->workdir, tmpl, (size_t)n + 1);
+    if (p->prelude && sbx_workdir_write(p, SBX_PRELUDE_NAME, p->prelude, p->prelude_len) < 0)
+        return -1;
+    return sbx_workdir_write(p, "main.py", p->code, p->code_len);
+}
+
+static int sbx_workdir_enter_init(sbx_proc *p)
+{
+    if (chdir(p->workdir) < 0)
+        return sbx_child_fail(p, errno, "chdir(", p->workdir, ")", NULL);
+    return 0;
+}
+
+static int sbx_workdir_collect(sbx_proc *p)
+{
+    if (!p->workdir[0])
+        return 0;
+    char why[200];
+    if (sbx_rmtree(p->workdir, why, sizeof why) < 0)
+        return sbx_fail(p, errno, "remove %s: %s", p->workdir, why);
+    p->workdir[0] = '\0';
+    return 0;
+}
+
+const sbx_layer sbx_layer_workdir = {
+    .name = "workdir",
+    .prepare = sbx_workdir_prepare,
+    .enter_init = sbx_workdir_enter_init,
+    .collect = sbx_workdir_collect,
+};
+
+/* ---- removal ---- */
+
+typedef struct {
+    int top;              /* the job directory, where deep subtrees are hoisted */
+    unsigned long budget; /* steps left */
+    unsigned long hoisted;
+    char *why;
+    size_t whylen;
+} sbx_rm;
+
+static int sbx_rm_err(sbx_rm *c, int err, const char *call, const char *name)
+{
+    snprintf(c->why, c->whylen, "%s(%s)", call, name);
+    errno = err;
+    return -1;
+}
+
+static int sbx_rm_at(sbx_rm *c, int dfd, const char *name, int depth);
+
+/* Removes every entry of the directory fd (which it closes). */
+static int sbx_rm_contents(sbx_rm *c, int fd, int depth)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        close(fd);
+        return sbx_rm_err(c, e, "fdopendir", ".");
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        rc = sbx_rm_at(c, dirfd(d), e->d_name, depth);
+    }
+    if (rc == 0 && errno != 0)
+        rc = sbx_rm_err(c, errno, "readdir", ".");
+    closedir(d);
+    return rc;
+}
+
+/* Renames a too-deep directory to the top under a fresh name; a later pass removes it. */
+static int sbx_rm_hoist(sbx_rm *c, int dfd, const char *name)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        char to[64];
+        snprintf(to, sizeof to, ".sbx-hoist-%lu", c->hoisted++);
+        if (renameat2(dfd, name, c->top, to, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return sbx_rm_err(c, errno, "renameat2", name);
+    }
+    return sbx_rm_err(c, EEXIST, "renameat2", name);
+}
+
+static int sbx_rm_at(sbx_rm *c, int dfd, const char *name, int depth)
+{
+    if (c->budget == 0)
+        return sbx_rm_err(c, E2BIG, "remove", name);
+    c->budget--;
+    if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR)
+        return sbx_rm_err(c, errno, "unlinkat", name);
+    if (depth >= SBX_RM_DEPTH)
+        return sbx_rm_hoist(c, dfd, name);
+    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return sbx_rm_err(c, errno, "openat", name);
+    if (depth == 0 && (c->top = dup(fd)) < 0) {
+        int e = errno;
+        close(fd);
+        return sbx_rm_err(c, e, "dup", name);
+    }
+    int rc = sbx_rm_contents(c, fd, depth + 1);
+    if (depth == 0) {
+        close(c->top);
+        c->top = -1;
+    }
+    if (rc < 0)
+        return rc;
+    if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+        return 0;
+    /* Only the top can refill during a pass (hoisted subtrees); the caller comes back. */
+    if (errno == ENOTEMPTY && depth == 0)
+        return 0;
+    return sbx_rm_err(c, errno, "unlinkat", name);
+}
+
+int sbx_rmtree(const char *path, char *why, size_t whylen)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || !slash[1]) {
+        snprintf(why, whylen, "not a removable path");
+        errno = EINVAL;
+        return -1;
+    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+    const char *name = slash + 1;
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0) {
+        snprintf(why, whylen, "open(%s)", parent);
+        return -1;
+    }
+    sbx_rm c = {.top = -1, .budget = SBX_RM_BUDGET, .why = why, .whylen = whylen};
+    int rc = 0;
+    /* Each pass consumes budget, so this ends; it stops when the directory is gone. */
+    while (rc == 0) {
+        struct stat st;
+        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno != ENOENT)
+                rc = sbx_rm_err(&c, errno, "fstatat", name);
+            break;
+        }
+        rc = sbx_rm_at(&c, pfd, name, 0);
+    }
+    int e = errno;
+    close(pfd);
+    errno = e;
+    return rc;
+}

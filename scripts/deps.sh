@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install everything codeq needs to build, run and test, from Debian packages only.
+# Idempotent: packages already present are skipped without touching apt.
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config
+  librdkafka-dev libjansson-dev libseccomp-dev libcgroup-dev libcmocka-dev
+  libpython3-dev python3 python3-jsonschema libssl-dev
+  kcat openjdk-17-jdk-headless maven iproute2 procps
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "codeq: deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "codeq: deps: ok" >&2

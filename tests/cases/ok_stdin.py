@@ -1,0 +1,3 @@
+import sys
+data = sys.stdin.read()
+print(data.upper(), end="")

@@ -1,0 +1,66 @@
+"""Helpers for codeq's end-to-end tests: locate the binary, validate messages against
+schemas/ with a real JSON Schema validator (python3-jsonschema, draft 2020-12), report counts.
+
+Run with Debian's /usr/bin/python3 (ctest does)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import jsonschema
+
+SRC = pathlib.Path(os.environ.get("CODEQ_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+BIN = os.environ.get("CODEQ_BIN", str(SRC / "build" / "codeq"))
+
+
+def _load_schemas():
+    store = {}
+    for p in (SRC / "schemas").glob("*.schema.json"):
+        s = json.loads(p.read_text())
+        store[s["$id"]] = s
+    return store
+
+
+_STORE = _load_schemas()
+
+
+def validator(name):
+    schema = _STORE[f"https://codeq.dev/schemas/{name}.schema.json"]
+    cls = jsonschema.Draft202012Validator
+    cls.check_schema(schema)
+    resolver = jsonschema.RefResolver.from_schema(schema, store=_STORE)
+    return cls(schema, resolver=resolver, format_checker=cls.FORMAT_CHECKER)
+
+
+RESULT = validator("result")
+AUDIT = validator("audit")
+JOB = validator("job")
+
+
+def schema_errors(v, msg):
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in v.iter_errors(msg)]
+
+
+class Failures:
+    """Collects failed checks so one run reports all of them, then exits non-zero."""
+
+    def __init__(self):
+        self.items = []
+        self.checks = 0
+
+    def check(self, cond, what):
+        self.checks += 1
+        if not cond:
+            self.items.append(what)
+            print(f"FAIL: {what}", flush=True)
+        return cond
+
+    def finish(self, name):
+        passed = self.checks - len(self.items)
+        print(f"{name}: {passed} passed, {len(self.items)} failed", flush=True)
+        sys.exit(1 if self.items else 0)
+
+
+def run(args, **kw):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, **kw)

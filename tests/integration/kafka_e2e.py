@@ -1,0 +1,153 @@
+"""End to end on a real Kafka broker (CODEQ_TEST_BROKERS, started by scripts/kafka.sh).
+
+Two workers in one group; 50 jobs submitted with `codeq submit`; plus one malformed record
+(dead-lettered) and one job without code (answered `invalid`). Asserts: 50 results, one per
+id, schema-valid, each with the expected status; both workers took part; every job's audit
+trail is complete and schema-valid; SIGTERM stops workers cleanly; a worker started again in
+the same group re-runs nothing (offsets were committed after the results were acknowledged).
+Every wait is bounded; the test stops its workers itself."""
+import collections
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import AUDIT, BIN, RESULT, SRC, Failures, run, schema_errors  # noqa: E402
+
+F = Failures()
+BROKERS = os.environ.get("CODEQ_TEST_BROKERS")
+if not BROKERS:
+    print("kafka_e2e: CODEQ_TEST_BROKERS is not set: start a broker with scripts/kafka.sh start "
+          "(scripts/test.sh does); this test is never skipped")
+    print("kafka_e2e: 0 passed, 1 failed")
+    sys.exit(1)
+
+sfx = uuid.uuid4().hex[:8]
+T = {k: f"e2e-{sfx}.{k}" for k in ("jobs", "results", "audit", "dlq")}
+TOPIC_ARGS = ["--jobs-topic", T["jobs"], "--results-topic", T["results"],
+              "--audit-topic", T["audit"], "--dlq-topic", T["dlq"]]
+GROUP = f"e2e-{sfx}"
+LOGDIR = pathlib.Path(os.environ.get("CODEQ_TEST_LOGDIR", f"/tmp/codeq-e2e-{sfx}"))
+LOGDIR.mkdir(parents=True, exist_ok=True)
+print(f"kafka_e2e: broker {BROKERS}, topics e2e-{sfx}.*, logs in {LOGDIR}", flush=True)
+
+CASES = SRC / "tests" / "cases"
+MIX = {  # file -> expected status
+    "ok_hello.py": "ok", "ok_mentions.py": "ok", "error_exception.py": "error",
+    "rejected_subprocess.py": "rejected", "rejected_exec.py": "rejected", "signal_abort.py": "signal",
+}
+
+
+def kcat(*args, inp=None, timeout=60):
+    return subprocess.run(["kcat", "-b", BROKERS, *args], input=inp, capture_output=True,
+                          timeout=timeout, text=True)
+
+
+def read_topic(topic):
+    p = kcat("-C", "-t", topic, "-e", "-o", "beginning", "-q", "-f", "%s\n",
+             "-X", "isolation.level=read_committed")
+    F.check(p.returncode == 0, f"kcat read {topic}: {p.stderr[-300:]}")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def start_worker(name):
+    log = open(LOGDIR / f"{name}.log", "a")
+    return subprocess.Popen([BIN, "worker", "-b", BROKERS, "-g", GROUP, "--worker-id", name,
+                             *TOPIC_ARGS], stdout=log, stderr=subprocess.STDOUT)
+
+
+def stop(proc, name, grace=30):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        rc = proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+        F.check(False, f"{name} did not stop within {grace} s of SIGTERM")
+    F.check(rc == 0, f"{name} exit code {rc} after SIGTERM")
+
+
+p = run(["topics", "-b", BROKERS, "--partitions", "4", *TOPIC_ARGS], timeout=60)
+if not F.check(p.returncode == 0, f"codeq topics: {p.stderr}"):
+    F.finish("kafka_e2e")
+
+workers = {n: start_worker(n) for n in ("w1", "w2")}
+try:
+    # One timeout job (default 5 s wall) among 49 quick ones.
+    files = [CASES / "timeout_sleep.py"] + [CASES / f for f in list(MIX) * 9][:49]
+    want = collections.Counter(["timeout"] + [MIX[f.name] for f in files[1:]])
+    # Malformed records go straight onto the jobs topic.
+    bad_id = f"no-code-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", "junk", inp="this is not json\n")
+    kcat("-P", "-t", T["jobs"], "-k", bad_id, inp=json.dumps({"id": bad_id, "limits": {}}) + "\n")
+    t0 = time.monotonic()
+    p = run(["submit", "-b", BROKERS, "--timeout", "180", *TOPIC_ARGS, *map(str, files)], timeout=240)
+    elapsed = time.monotonic() - t0
+    results = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    F.check(p.returncode == 0, f"codeq submit exit {p.returncode}: {p.stderr[-500:]}")
+    F.check(len(results) == 50, f"submit printed {len(results)} results, want 50")
+    ids = [r["id"] for r in results]
+    F.check(len(set(ids)) == len(ids), "duplicate result ids from submit")
+    for r in results:
+        e = schema_errors(RESULT, r)
+        F.check(not e, f"result {r.get('id')} not schema-valid: {e}")
+    got = collections.Counter(r["status"] for r in results)
+    F.check(got == want, f"statuses {dict(got)}, want {dict(want)}")
+    by_worker = collections.Counter(r["worker"] for r in results)
+    F.check(set(by_worker) == {"w1", "w2"}, f"results by worker {dict(by_worker)}: both must work")
+    print(f"kafka_e2e: 50 jobs in {elapsed:.1f} s, statuses {dict(got)}, by worker {dict(by_worker)}",
+          flush=True)
+
+    # The results topic holds exactly one result per job, plus the `invalid` answer.
+    all_results = read_topic(T["results"])
+    counts = collections.Counter(r["id"] for r in all_results)
+    dups = {i: n for i, n in counts.items() if n > 1}
+    F.check(not dups, f"duplicate results on the topic: {dups}")
+    F.check(set(ids) <= set(counts), "a submitted job's result is missing on the topic")
+    inv = [r for r in all_results if r["id"] == bad_id]
+    F.check(len(inv) == 1 and inv[0]["status"] == "invalid" and "code" in inv[0]["message"],
+            f"job without code: {inv}")
+    for r in inv:
+        F.check(not schema_errors(RESULT, r), "invalid result not schema-valid")
+
+    # The dead-letter topic holds the malformed record unchanged, with the reason in a header.
+    p = kcat("-C", "-t", T["dlq"], "-e", "-o", "beginning", "-q", "-f", "%s|%h\n")
+    F.check("this is not json|" in p.stdout and "codeq.error=job is not valid JSON" in p.stdout,
+            f"dead-letter record: {p.stdout!r}")
+
+    # Every job has a complete, schema-valid audit trail.
+    audit = read_topic(T["audit"])
+    trail = collections.defaultdict(list)
+    for ev in audit:
+        e = schema_errors(AUDIT, ev)
+        F.check(not e, f"audit event {ev.get('event')} for {ev.get('job_id')} not schema-valid: {e}")
+        trail[ev["job_id"]].append(ev["event"])
+    for r in results:
+        want_ev = (["received", "rejected"] if r["status"] == "rejected"
+                   else ["received", "started", "finished"])
+        F.check(trail[r["id"]] == want_ev, f"audit trail of {r['id']}: {trail[r['id']]}, want {want_ev}")
+        shas = {ev["code_sha256"] for ev in audit if ev["job_id"] == r["id"]}
+        F.check(shas == {r["code_sha256"]}, f"audit sha256 of {r['id']} differs from the result's")
+    F.check(trail[bad_id] == ["received", "invalid"], f"audit trail of {bad_id}: {trail[bad_id]}")
+    F.check(trail[None] == ["dead_lettered"], f"dead-letter audit events: {trail[None]}")
+    print(f"kafka_e2e: {len(audit)} audit events, {len(all_results)} results on the topic", flush=True)
+
+    for n, w in workers.items():
+        stop(w, n)
+    # Offsets were committed: a worker joining the same group finds nothing left to run.
+    before = len(all_results)
+    w3 = start_worker("w3")
+    time.sleep(8)
+    stop(w3, "w3")
+    after = len(read_topic(T["results"]))
+    F.check(after == before, f"results grew from {before} to {after}: committed jobs ran again")
+finally:
+    for w in workers.values():
+        if w.poll() is None:
+            w.kill()
+F.finish("kafka_e2e")

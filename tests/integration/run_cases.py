@@ -1,0 +1,102 @@
+"""`codeq run --json` end to end: each case's status, output and schema validity.
+
+Every result (and, with --audit, every audit event) is validated against schemas/ with
+python3-jsonschema. Cases are bounded by their own limits; the whole file runs in ~20 s."""
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import AUDIT, RESULT, SRC, Failures, run, schema_errors  # noqa: E402
+
+CASES = SRC / "tests" / "cases"
+F = Failures()
+
+
+def run_json(case, *extra, stdin_file=None):
+    args = ["run", "--json", "--audit", *extra]
+    if stdin_file:
+        args += ["--stdin", str(stdin_file)]
+    p = run([*args, str(CASES / case)], timeout=120)
+    try:
+        both = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        F.check(False, f"{case}: stdout is not one JSON object: {p.stdout[:200]!r} {p.stderr[:300]!r}")
+        return None, None, p.returncode
+    r = both["result"]
+    errs = schema_errors(RESULT, r)
+    F.check(not errs, f"{case}: result not schema-valid: {errs}")
+    for ev in both["audit"]:
+        e = schema_errors(AUDIT, ev)
+        F.check(not e, f"{case}: audit event {ev.get('event')} not schema-valid: {e}")
+    return r, [ev["event"] for ev in both["audit"]], p.returncode
+
+
+def expect(case, status, *extra, rc=None, **kw):
+    r, events, code = run_json(case, *extra, **kw)
+    if r is None:
+        return None
+    F.check(r["status"] == status, f"{case}: status {r['status']!r}, want {status!r} ({r['message']})")
+    want_rc = 0 if status == "ok" else 1
+    F.check(code == want_rc, f"{case}: exit code {code}, want {want_rc}")
+    return r, events
+
+
+r, ev = expect("ok_hello.py", "ok")
+F.check(r["stdout"] == "hello from codeq\n", f"ok_hello: stdout {r['stdout']!r}")
+F.check(r["exit_code"] == 0 and r["usage"]["wall_ms"] >= 0, "ok_hello: exit_code/usage")
+F.check(ev == ["received", "started", "finished"], f"ok_hello: audit events {ev}")
+
+r, ev = expect("error_exception.py", "error")
+F.check(r["exit_code"] == 1, f"error: exit code {r['exit_code']}")
+F.check("Traceback" in r["stderr"] and "ZeroDivisionError" in r["stderr"], f"error: stderr {r['stderr']!r}")
+F.check(r["stdout"] == "before\n", f"error: stdout {r['stdout']!r}")
+
+r, ev = expect("timeout_sleep.py", "timeout", "--wall-ms", "1500")
+F.check(1400 <= r["usage"]["wall_ms"] < 5000, f"timeout_sleep: wall_ms {r['usage']['wall_ms']}")
+r, ev = expect("timeout_busy.py", "timeout", "--wall-ms", "1500")
+
+r, ev = expect("rejected_subprocess.py", "rejected")
+F.check(any(f["rule"] == "import-denied" and f["line"] == 2 for f in r["findings"]),
+        f"rejected_subprocess: findings {r['findings']}")
+F.check(all(f["line"] != 1 for f in r["findings"]), "rejected_subprocess: the comment on line 1 was flagged")
+F.check(ev == ["received", "rejected"], f"rejected: audit events {ev}")
+F.check(r["usage"] is None and r["started_at"] is None, "rejected: must not have run")
+
+r, ev = expect("rejected_exec.py", "rejected")
+F.check([(f["rule"], f["line"], f["col"]) for f in r["findings"]] == [("call-denied", 2, 1)],
+        f"rejected_exec: findings {r['findings']}")
+
+r, ev = expect("ok_mentions.py", "ok")
+F.check(r["findings"] == [] and r["stdout"] == "7\n", f"ok_mentions: {r['findings']} {r['stdout']!r}")
+
+r, ev = expect("memory_bomb.py", "memory_limit")
+r, ev = expect("output_flood.py", "output_limit", "--output-bytes", "5000")
+F.check(r["stdout_truncated"] and len(r["stdout"]) == 5000 and r["stdout_bytes"] > 5000,
+        f"output_flood: len {len(r['stdout'])} bytes {r['stdout_bytes']}")
+
+stdin_file = SRC / "tests" / "cases" / "ok_stdin.input"
+r, ev = expect("ok_stdin.py", "ok", stdin_file=stdin_file)
+F.check(r["stdout"] == stdin_file.read_text().upper(), f"ok_stdin: stdout {r['stdout']!r}")
+
+r, ev = expect("ok_utf8.py", "ok")
+import base64  # noqa: E402
+raw = base64.b64decode(r.get("stdout_base64", ""))
+F.check(raw == "naïve café ✓\n".encode() + b"raw:\xff\xfe\x00end\n", f"ok_utf8: raw bytes {raw!r}")
+F.check("\ufffd" in r["stdout"] and "\x00end" in r["stdout"], f"ok_utf8: stdout {r['stdout']!r}")
+
+r, ev = expect("signal_abort.py", "signal")
+F.check(r["signal"] == "SIGABRT" and r["exit_code"] is None, f"signal_abort: {r['signal']} {r['exit_code']}")
+
+r, ev = expect("ok_hello.py", "invalid", "--memory-mb", "999999")
+F.check("memory_mb" in r["message"], f"invalid limit: message {r['message']!r}")
+F.check(ev == ["received", "invalid"], f"invalid: audit events {ev}")
+
+# Human output and exit status without --json.
+p = run(["run", str(CASES / "ok_hello.py")], timeout=60)
+F.check(p.returncode == 0 and "status: ok" in p.stdout and "hello from codeq" in p.stdout,
+        f"human run: rc {p.returncode} {p.stdout!r}")
+p = run(["run", str(CASES / "rejected_exec.py")], timeout=60)
+F.check(p.returncode == 1 and "call-denied" in p.stdout, f"human rejected: rc {p.returncode} {p.stdout!r}")
+
+F.finish("run_cases")

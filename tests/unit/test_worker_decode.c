@@ -1,0 +1,117 @@
+/* Decode and message-shape units: every malformed job has a precise reason, and the bytes
+ * helpers carry any output safely into JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+static wrk_config cfg;
+
+static int decode(const char *s, wrk_job *j, char *why)
+{
+    return wrk_job_decode(s, strlen(s), &cfg, j, why, 256);
+}
+
+static void test_valid_job(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode("{\"id\":\"a1\",\"code\":\"print(1)\",\"stdin\":\"x\","
+                            "\"limits\":{\"wall_ms\":1000},\"metadata\":{\"k\":[1,2]},"
+                            "\"reply_to\":\"my.results\"}", &j, why), 0);
+    assert_string_equal(j.id, "a1");
+    assert_int_equal(j.code_len, 8);
+    assert_int_equal(j.limits.wall_ms, 1000);
+    assert_int_equal(j.limits.memory_mb, cfg.defaults.memory_mb);
+    assert_string_equal(j.reply_to, "my.results");
+    assert_non_null(j.metadata);
+    /* sha256("print(1)") */
+    assert_string_equal(j.code_sha256,
+                        "d287bb7f9d15abdc5b6e98536263815744b6ef21c8f3c839fc434ca70d8efe99");
+    wrk_job_free(&j);
+}
+
+static void expect_fail(const char *s, bool has_id, const char *reason_part)
+{
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode(s, &j, why), -1);
+    if (has_id) assert_non_null(j.id); else assert_null(j.id);
+    if (!strstr(why, reason_part)) fail_msg("reason '%s' lacks '%s'", why, reason_part);
+    wrk_job_free(&j);
+}
+
+static void test_dead_letter_cases(void **st)
+{
+    (void)st;
+    expect_fail("not json", false, "not valid JSON");
+    expect_fail("[1,2]", false, "JSON object");
+    expect_fail("{\"code\":\"x\"}", false, "job id");
+    expect_fail("{\"id\":\"\",\"code\":\"x\"}", false, "job id");
+    expect_fail("{\"id\":\"a\\nb\",\"code\":\"x\"}", false, "control");
+    expect_fail("{\"id\":7,\"code\":\"x\"}", false, "job id");
+    expect_fail("{\"id\":\"a\",\"id\":\"b\",\"code\":\"x\"}", false, "duplicate");
+}
+
+static void test_invalid_cases(void **st)
+{
+    (void)st;
+    expect_fail("{\"id\":\"a\"}", true, "code must be a string");
+    expect_fail("{\"id\":\"a\",\"code\":1}", true, "code must be a string");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limit\":{}}", true, "unknown field 'limit'");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall\":1}}", true, "unknown limit 'wall'");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":0}}", true, "positive integer");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":\"5\"}}", true, "positive integer");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"memory_mb\":99999}}", true, "memory_mb");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"stdin\":5}", true, "stdin");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"bad topic!\"}", true, "reply_to");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.audit\"}", true, "own topic");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.jobs\"}", true, "own topic");
+}
+
+static void test_json_bytes(void **st)
+{
+    (void)st;
+    bool lossy;
+    json_t *j = wrk_json_bytes("ok \xc3\xa9", 5, &lossy);
+    assert_false(lossy);
+    assert_string_equal(json_string_value(j), "ok \xc3\xa9");
+    json_decref(j);
+    j = wrk_json_bytes("a\xff\x00z", 4, &lossy);
+    assert_true(lossy);
+    assert_int_equal(json_string_length(j), 1 + 3 + 1 + 1);
+    assert_memory_equal(json_string_value(j), "a\xef\xbf\xbd\0z", 6);
+    json_decref(j);
+    /* overlong encoding and a UTF-16 surrogate are not valid UTF-8 */
+    j = wrk_json_bytes("\xc0\xaf\xed\xa0\x80", 5, &lossy);
+    assert_true(lossy);
+    json_decref(j);
+    j = wrk_json_base64("a\xff\x00z", 4);
+    assert_string_equal(json_string_value(j), "Yf8Aeg==");
+    json_decref(j);
+}
+
+static void test_sha256(void **st)
+{
+    (void)st;
+    char h[65];
+    wrk_sha256_hex("abc", 3, h);
+    assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+    wrk_config_default(&cfg);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_job),
+        cmocka_unit_test(test_dead_letter_cases),
+        cmocka_unit_test(test_invalid_cases),
+        cmocka_unit_test(test_json_bytes),
+        cmocka_unit_test(test_sha256),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

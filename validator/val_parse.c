@@ -1,0 +1,273 @@
+/* val_parse.c: val_check: parse the job's exact bytes with CPython, walk the tree, run the rules.
+ *
+ * Why this shape:
+ * - The code goes to builtins.compile() as a bytes object with PyCF_ONLY_AST, so CPython itself
+ *   decides the encoding (BOM, coding cookie) and rejects NUL bytes exactly as the interpreter
+ *   that runs the job will. A C string API would stop at the first NUL and validate less than
+ *   what runs.
+ * - Anything the parser refuses (SyntaxError, ValueError, UnicodeDecodeError, RecursionError,
+ *   MemoryError) is the program's fault and becomes one `syntax` finding; anything else is the
+ *   validator's and is returned as an error.
+ * - The walk is generic (each node's _fields, cached per type) so a rule family only looks at
+ *   the node types it cares about and new families need no walker changes. It uses a heap stack,
+ *   so a deep tree cannot overflow the C stack, and stops descending past VAL_MAX_DEPTH.
+ */
+#include "val_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+PyObject *val_field(PyObject *dict, PyObject *name) {
+    /* Lookups with our interned keys cannot raise; a miss means the field is absent. */
+    return PyDict_GetItemWithError(dict, name);
+}
+
+PyObject *val_node_dict(PyObject *node) {
+    PyObject *d = PyObject_GenericGetDict(node, NULL);
+    if (!d) return NULL;
+    Py_DECREF(d); /* the node keeps it alive, and the node lives as long as the tree */
+    return d;
+}
+
+const char *val_str(PyObject *s, Py_ssize_t *len) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "AST identifier is not a str");
+        return NULL;
+    }
+    return PyUnicode_AsUTF8AndSize(s, len);
+}
+
+/* ---- syntax findings ------------------------------------------------------------------- */
+
+static int attr_int(PyObject *obj, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    int x = 0;
+    if (v && PyLong_Check(v)) {
+        long l = PyLong_AsLong(v);
+        x = (l > 0 && l < INT32_MAX) ? (int)l : 0;
+    }
+    Py_XDECREF(v);
+    PyErr_Clear(); /* an absent or odd position is "unknown" (0), not a second error */
+    return x;
+}
+
+/* Writes the exception's message (SyntaxError.msg, else "Type: str(exc)") into buf. */
+static void exc_message(PyObject *type, PyObject *value, int is_syntax, char *buf, size_t len) {
+    const char *tname = PyExceptionClass_Name(type);
+    const char *dot = strrchr(tname, '.');
+    if (dot) tname = dot + 1;
+    PyObject *s = NULL;
+    if (is_syntax) {
+        s = PyObject_GetAttr(value, val_py.s_msg);
+        if (s && !PyUnicode_Check(s)) Py_CLEAR(s);
+    }
+    if (!s && !PyErr_Occurred()) s = PyObject_Str(value);
+    PyObject *b = s ? PyUnicode_AsEncodedString(s, "utf-8", "backslashreplace") : NULL;
+    const char *m = b ? PyBytes_AS_STRING(b) : "";
+    /* The parser reports running out of its own stack as MemoryError (with no text) or
+     * RecursionError; say what that means for the program. */
+    const char *hint = PyErr_GivenExceptionMatches(type, PyExc_MemoryError) ||
+                               PyErr_GivenExceptionMatches(type, PyExc_RecursionError)
+                           ? " (program too deeply nested or too large for the parser)"
+                           : "";
+    if (is_syntax && *m)
+        snprintf(buf, len, "%s", m);
+    else if (*m)
+        snprintf(buf, len, "%s: %s%s", tname, m, hint);
+    else
+        snprintf(buf, len, "%s%s", tname, hint);
+    Py_XDECREF(b);
+    Py_XDECREF(s);
+    PyErr_Clear(); /* failing to format the message must not hide the finding itself */
+}
+
+/* The parse failed: a `syntax` finding when the program is at fault, else -1 with err set. */
+static int parse_failed(val_ctx *c, char *err, size_t errlen) {
+    if (!PyErr_ExceptionMatches(PyExc_SyntaxError) && !PyErr_ExceptionMatches(PyExc_ValueError) &&
+        !PyErr_ExceptionMatches(PyExc_RecursionError) &&
+        !PyErr_ExceptionMatches(PyExc_MemoryError) &&
+        !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        val_err_python(err, errlen, "ast.parse");
+        return -1;
+    }
+    int is_syntax = PyErr_ExceptionMatches(PyExc_SyntaxError);
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    int line = 0, col = 0, end_line = 0, end_col = 0;
+    char msg[sizeof ((val_finding *)0)->message];
+    if (value && is_syntax) {
+        /* SyntaxError.offset is CPython's 1-based column in characters; kept as it is. */
+        line = attr_int(value, val_py.s_lineno);
+        col = attr_int(value, val_py.s_offset);
+        end_line = attr_int(value, val_py.s_end_lineno);
+        end_col = attr_int(value, val_py.s_end_offset);
+    }
+    if (value)
+        exc_message(type, value, is_syntax, msg, sizeof msg);
+    else
+        snprintf(msg, sizeof msg, "%s", PyExceptionClass_Name(type));
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    val_add(c, "syntax", line, col, end_line, end_col, "%s", msg);
+    return 0;
+}
+
+/* ---- the walk ------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject *node; /* borrowed: owned by its parent, ultimately by the tree */
+    int depth;
+} val_frame;
+
+typedef struct {
+    val_frame *v;
+    size_t n, cap;
+} val_stack;
+
+static int push(val_stack *s, PyObject *node, int depth) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        val_frame *v = realloc(s->v, cap * sizeof *v);
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (val_frame){node, depth};
+    return 0;
+}
+
+/* The _fields tuple of a node's type, cached: one dict lookup per node instead of an
+ * attribute lookup through the type's MRO. Borrowed. */
+static PyObject *fields_of(PyTypeObject *t) {
+    PyObject *f = PyDict_GetItemWithError(val_py.field_cache, (PyObject *)t);
+    if (f || PyErr_Occurred()) return f;
+    f = PyObject_GetAttr((PyObject *)t, val_py.s_fields);
+    if (!f) return NULL;
+    if (!PyTuple_Check(f)) {
+        PyErr_Format(PyExc_TypeError, "%s._fields is not a tuple", t->tp_name);
+        Py_DECREF(f);
+        return NULL;
+    }
+    int rc = PyDict_SetItem(val_py.field_cache, (PyObject *)t, f);
+    Py_DECREF(f); /* the cache holds it now */
+    return rc < 0 ? NULL : f;
+}
+
+static int is_node(PyObject *o) { return PyObject_TypeCheck(o, val_py.t_ast); }
+
+/* Pushes the node's children so they pop in field order (source order, mostly). */
+static int push_children(val_stack *s, PyObject *dict, PyObject *fields, int depth) {
+    for (Py_ssize_t i = PyTuple_GET_SIZE(fields) - 1; i >= 0; i--) {
+        PyObject *v = val_field(dict, PyTuple_GET_ITEM(fields, i));
+        if (!v) {
+            if (PyErr_Occurred()) return -1;
+            continue; /* optional field left unset */
+        }
+        if (PyList_Check(v)) {
+            for (Py_ssize_t j = PyList_GET_SIZE(v) - 1; j >= 0; j--) {
+                PyObject *item = PyList_GET_ITEM(v, j);
+                if (is_node(item) && push(s, item, depth) < 0) return -1;
+            }
+        } else if (is_node(v) && push(s, v, depth) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int walk(val_ctx *c, PyObject *tree) {
+    val_stack s = {0};
+    int rc = push(&s, tree, 0);
+    int deep_reported = 0;
+    while (rc == 0 && s.n > 0) {
+        val_frame f = s.v[--s.n];
+        PyObject *dict = val_node_dict(f.node);
+        if (!dict) {
+            rc = -1;
+            break;
+        }
+        if (f.depth > VAL_MAX_DEPTH) {
+            /* Once is enough: one deep chain would otherwise repeat this for every sibling. */
+            if (!deep_reported)
+                val_add_at(c, "too-deep", dict,
+                           "program nests deeper than %d levels; it is not examined past here",
+                           VAL_MAX_DEPTH);
+            deep_reported = 1;
+            continue;
+        }
+        if (val_rules_import_visit(c, f.node, dict) < 0 ||
+            val_rules_call_visit(c, f.node, dict) < 0) {
+            rc = -1;
+            break;
+        }
+        PyObject *fields = fields_of(Py_TYPE(f.node));
+        if (!fields || push_children(&s, dict, fields, f.depth + 1) < 0) rc = -1;
+    }
+    free(s.v);
+    return rc;
+}
+
+/* ---- val_check ------------------------------------------------------------------------ */
+
+static int check(val_ctx *c, const char *code, size_t len, char *err, size_t errlen) {
+    PyObject *src = PyBytes_FromStringAndSize(code, (Py_ssize_t)len);
+    if (!src) {
+        val_err_python(err, errlen, "copy source");
+        return -1;
+    }
+    PyObject *args[] = {src, val_py.filename, val_py.mode, val_py.flags, Py_True};
+    /* dont_inherit=True: no __future__ flags of any calling frame may change the parse. */
+    PyObject *tree = PyObject_Vectorcall(val_py.compile, args, 5, NULL);
+    Py_DECREF(src);
+    if (!tree) return parse_failed(c, err, errlen);
+
+    int rc = walk(c, tree);
+    if (rc == 0) rc = val_rules_call_finish(c);
+    if (rc < 0) val_err_python(err, errlen, "walk");
+    /* Findings point into nothing of the tree (they are copied), so it can go now. */
+    Py_DECREF(tree);
+    return rc;
+}
+
+int val_check(const char *code, size_t len, val_report *out, char *err, size_t errlen) {
+    if (out) {
+        out->items = NULL;
+        out->count = 0;
+    }
+    if (!out || (!code && len)) {
+        snprintf(err, errlen, "codeq: validator: val_check: %s",
+                 out ? "code is NULL" : "out is NULL");
+        return -1;
+    }
+    if (!val_py_ready()) {
+        snprintf(err, errlen, "codeq: validator: val_check: val_init has not succeeded");
+        return -1;
+    }
+    if (len > (size_t)PY_SSIZE_T_MAX) {
+        snprintf(err, errlen, "codeq: validator: val_check: program of %zu bytes is too large",
+                 len);
+        return -1;
+    }
+    val_ctx c = {0};
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = check(&c, code ? code : "", len, err, errlen);
+    PyGILState_Release(g);
+    if (rc == 0 && c.failed) {
+        snprintf(err, errlen, "codeq: validator: val_check: out of memory storing findings");
+        rc = -1;
+    }
+    if (rc == 0) {
+        val_sort(&c);
+        out->items = c.items;
+        out->count = c.count;
+        c.items = NULL;
+    }
+    val_ctx_free(&c);
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* Shared command-line plumbing, so every subcommand spells Kafka flags the same way. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o)
+{
+    char err[256];
+    switch (opt) {
+    case CLI_BROKERS: o->brokers = arg; return 1;
+    case CLI_JOBS_TOPIC: o->jobs_topic = arg; return 1;
+    case CLI_RESULTS_TOPIC: o->results_topic = arg; return 1;
+    case CLI_AUDIT_TOPIC: o->audit_topic = arg; return 1;
+    case CLI_DLQ_TOPIC: o->dlq_topic = arg; return 1;
+    case CLI_PROP:
+        if (wrk_kafka_opts_add(o, arg, err, sizeof err) < 0) {
+            fprintf(stderr, "%s\n", err);
+            return -1;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "codeq: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    if (f != stdin) fclose(f);
+    if (!buf || bad) {
+        fprintf(stderr, "codeq: %s: read failed\n", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+int cli_uint(const char *name, const char *arg, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (errno || *end || end == arg || v == 0 || v > 0xFFFFFFFFul) {
+        fprintf(stderr, "codeq: --%s expects a positive integer, got '%s'\n", name, arg);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}

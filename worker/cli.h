@@ -1,0 +1,42 @@
+/* Command-line helpers shared by the subcommands: kcat-style Kafka flags and file reading. */
+#ifndef CODEQ_CLI_H
+#define CODEQ_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "worker.h"
+
+/* Option values for the shared Kafka flags; subcommands use values below 0x100 for theirs. */
+enum {
+    CLI_BROKERS = 'b',
+    CLI_PROP = 'X',
+    CLI_JOBS_TOPIC = 0x100,
+    CLI_RESULTS_TOPIC,
+    CLI_AUDIT_TOPIC,
+    CLI_DLQ_TOPIC,
+};
+
+#define CLI_KAFKA_LONGOPTS                                          \
+    {"brokers", required_argument, NULL, CLI_BROKERS},              \
+    {"jobs-topic", required_argument, NULL, CLI_JOBS_TOPIC},        \
+    {"results-topic", required_argument, NULL, CLI_RESULTS_TOPIC},  \
+    {"audit-topic", required_argument, NULL, CLI_AUDIT_TOPIC},      \
+    {"dlq-topic", required_argument, NULL, CLI_DLQ_TOPIC}
+
+#define CLI_KAFKA_HELP                                                                  \
+    "  -b, --brokers HOST:PORT   bootstrap servers (default 127.0.0.1:9092)\n"           \
+    "  -X NAME=VALUE             librdkafka property, repeatable (as kcat -X)\n"        \
+    "      --jobs-topic T        jobs topic (default codeq.jobs)\n"                     \
+    "      --results-topic T     results topic (default codeq.results)\n"               \
+    "      --audit-topic T       audit topic (default codeq.audit)\n"                   \
+    "      --dlq-topic T         dead-letter topic (default codeq.jobs.dlq)\n"
+
+/* Handles a shared Kafka option; returns 1 if it was one, 0 if not, -1 on a bad value. */
+int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o);
+/* Reads a whole file ("-" is stdin); returns NULL with a message on stderr. */
+char *cli_read_file(const char *path, size_t *len);
+/* Parses a positive integer option or prints an error. */
+int cli_uint(const char *name, const char *arg, unsigned *out);
+
+#endif

@@ -1,0 +1,168 @@
+/* codeq run: one program through exactly the worker's path (the same job JSON, decode,
+ * validate, sandbox), without Kafka. --json prints the very result message a worker would
+ * publish; the exit status is 0 only for `ok`. */
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "wrk_internal.h"
+
+static const char run_help[] =
+    "usage: codeq run [OPTIONS] FILE.py|-\n\n"
+    "Run one program locally through the worker's validate + sandbox path.\n\n"
+    "  --json               print the result message the worker would publish\n"
+    "  --audit              with --json, print {\"result\":..., \"audit\":[...]} instead\n"
+    "  --stdin FILE         feed FILE to the program's standard input\n"
+    "  --id ID              job id (default: local-<file name>)\n"
+    "  --wall-ms N          wall-clock limit (default 5000)\n"
+    "  --cpu-ms N           CPU-time limit (default 5000)\n"
+    "  --memory-mb N        memory limit (default 50)\n"
+    "  --output-bytes N     cap per output stream (default 65536)\n"
+    "  --python PATH        interpreter to run (default /usr/bin/python3)\n"
+    "  -h, --help           this help\n\n"
+    "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
+
+static json_t *build_job(const char *id, const char *code, size_t len, const char *in,
+                         size_t inlen, json_t *limits)
+{
+    json_t *c = json_stringn(code, len);
+    if (!c) {
+        fprintf(stderr, "codeq: run: the program is not valid UTF-8\n");
+        return NULL;
+    }
+    json_t *job = json_pack("{s:s, s:o}", "id", id, "code", c);
+    if (in) {
+        json_t *s = json_stringn(in, inlen);
+        if (!s) {
+            fprintf(stderr, "codeq: run: stdin is not valid UTF-8\n");
+            json_decref(job);
+            return NULL;
+        }
+        json_object_set_new(job, "stdin", s);
+    }
+    if (json_object_size(limits)) json_object_set(job, "limits", limits);
+    return job;
+}
+
+static void print_human(const json_t *r)
+{
+    const json_t *u = json_object_get(r, "usage");
+    printf("status: %s", json_string_value(json_object_get(r, "status")));
+    if (json_is_integer(json_object_get(r, "exit_code")))
+        printf(" (exit %lld)", json_integer_value(json_object_get(r, "exit_code")));
+    if (json_is_string(json_object_get(r, "signal")))
+        printf(" (%s)", json_string_value(json_object_get(r, "signal")));
+    if (u)
+        printf(" wall %lld ms, cpu %lld ms, max rss %lld kB",
+               json_integer_value(json_object_get(u, "wall_ms")),
+               json_integer_value(json_object_get(u, "cpu_ms")),
+               json_integer_value(json_object_get(u, "max_rss_kb")));
+    printf("\n");
+    const char *msg = json_string_value(json_object_get(r, "message"));
+    if (msg && *msg) printf("message: %s\n", msg);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(r, "findings"), i, f)
+        printf("line %lld col %lld: %s %s\n", json_integer_value(json_object_get(f, "line")),
+               json_integer_value(json_object_get(f, "col")),
+               json_string_value(json_object_get(f, "rule")),
+               json_string_value(json_object_get(f, "message")));
+    const char *out = json_string_value(json_object_get(r, "stdout"));
+    const char *err = json_string_value(json_object_get(r, "stderr"));
+    if (out && *out) printf("--- stdout%s ---\n%s", json_is_true(json_object_get(r, "stdout_truncated")) ? " (truncated)" : "", out);
+    if (err && *err) printf("--- stderr%s ---\n%s", json_is_true(json_object_get(r, "stderr_truncated")) ? " (truncated)" : "", err);
+}
+
+static int limit_opt(json_t *limits, const char *name, const char *arg)
+{
+    unsigned v;
+    if (cli_uint(name, arg, &v) < 0) return -1;
+    char key[32];
+    snprintf(key, sizeof key, "%s", name);
+    for (char *p = key; *p; p++)
+        if (*p == '-') *p = '_';
+    json_object_set_new(limits, key, json_integer(v));
+    return 0;
+}
+
+static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
+{
+    char why[512];
+    bool dead;
+    wrk_outcome o;
+    char *s = json_dumps(job, JSON_COMPACT);
+    wrk_execute(c, s, strlen(s), NULL, &o, &dead, why, sizeof why);
+    free(s);
+    if (dead) {
+        fprintf(stderr, "codeq: run: %s\n", why);
+        wrk_outcome_free(&o);
+        return 1;
+    }
+    if (as_json && with_audit) {
+        json_t *both = json_pack("{s:O, s:O}", "result", o.result, "audit", o.audit);
+        json_dumpf(both, stdout, JSON_COMPACT);
+        json_decref(both);
+        putchar('\n');
+    } else if (as_json) {
+        json_dumpf(o.result, stdout, JSON_COMPACT);
+        putchar('\n');
+    } else {
+        print_human(o.result);
+    }
+    int rc = strcmp(o.status, "ok") == 0 ? 0 : 1;
+    wrk_outcome_free(&o);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},       {"audit", no_argument, NULL, 'a'},
+        {"stdin", required_argument, NULL, 's'}, {"id", required_argument, NULL, 'i'},
+        {"wall-ms", required_argument, NULL, 1}, {"cpu-ms", required_argument, NULL, 1},
+        {"memory-mb", required_argument, NULL, 1}, {"output-bytes", required_argument, NULL, 1},
+        {"python", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    wrk_config c;
+    bool as_json = false, with_audit = false;
+    const char *stdin_path = NULL, *id = NULL;
+    json_t *limits = json_object();
+    int opt, idx, rc = 2;
+    wrk_config_default(&c);
+    c.worker_id = "local";
+    while ((opt = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+        switch (opt) {
+        case 'j': as_json = true; break;
+        case 'a': with_audit = true; break;
+        case 's': stdin_path = optarg; break;
+        case 'i': id = optarg; break;
+        case 'p': c.sandbox.python = optarg; break;
+        case 1:
+            if (limit_opt(limits, longopts[idx].name, optarg) < 0) goto out;
+            break;
+        case 'h': fputs(run_help, stdout); rc = 0; goto out;
+        default: fputs(run_help, stderr); goto out;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(run_help, stderr);
+        goto out;
+    }
+    size_t len, inlen = 0;
+    char *code = cli_read_file(argv[optind], &len), *in = NULL;
+    if (code && stdin_path) in = cli_read_file(stdin_path, &inlen);
+    char defid[300];
+    snprintf(defid, sizeof defid, "local-%s", basename(argv[optind]));
+    json_t *job = code && (!stdin_path || in)
+                      ? build_job(id ? id : defid, code, len, in, inlen, limits)
+                      : NULL;
+    rc = job ? execute(&c, job, as_json, with_audit) : 2;
+    json_decref(job);
+    free(code);
+    free(in);
+out:
+    json_decref(limits);
+    return rc;
+}

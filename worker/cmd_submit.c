@@ -1,0 +1,252 @@
+/* codeq submit: produce one job per file and wait for each result by id.
+ * The results consumer is assigned at the end of every results partition BEFORE the jobs are
+ * produced, so no result can slip past it and no consumer group or commit is involved.
+ * Results are read with read_committed, as every codeq reader should. */
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "wrk_internal.h"
+
+static const char submit_help[] =
+    "usage: codeq submit [OPTIONS] FILE.py...\n\n"
+    "Submit each file as a job and print each result (one JSON object per line) as it\n"
+    "arrives. Exit 0 when every result arrived (whatever its status), 1 if any is missing\n"
+    "at the timeout.\n\n"
+    CLI_KAFKA_HELP
+    "  -t, --timeout S           seconds to wait for all results (default 60)\n"
+    "      --stdin FILE          standard input for every job\n"
+    "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic\n"
+    "  -h, --help                this help\n";
+
+typedef struct {
+    char **ids;
+    bool *seen;
+    int n, missing;
+} pending;
+
+/* A topic created a moment ago may not have a leader yet: retry what the broker says is
+ * transient, for up to 15 s. */
+static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int32_t p,
+                                          int64_t *hi)
+{
+    int64_t lo;
+    rd_kafka_resp_err_t e;
+    uint64_t deadline = wrk_now_ms() + 15000;
+    while ((e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, hi, 5000)) &&
+           (e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+            e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+            e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR__TRANSPORT) &&
+           wrk_now_ms() < deadline)
+        usleep(200 * 1000);
+    return e;
+}
+
+static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *topic, char *err,
+                                  size_t errlen)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
+    if (!conf || wrk_kafka_set(conf, "isolation.level", "read_committed", err, errlen) < 0 ||
+        wrk_kafka_set(conf, "group.id", "codeq-submit", err, errlen) < 0 ||
+        wrk_kafka_set(conf, "enable.auto.commit", "false", err, errlen) < 0)
+        return NULL;
+    rd_kafka_t *k = rd_kafka_new(RD_KAFKA_CONSUMER, conf, kerr, sizeof kerr);
+    if (!k) {
+        snprintf(err, errlen, "codeq: submit: consumer: %s", kerr);
+        return NULL;
+    }
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(k, topic, NULL);
+    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 0, t, &md, 10000);
+    rd_kafka_topic_destroy(t);
+    if (e || md->topic_cnt != 1 || md->topics[0].err) {
+        snprintf(err, errlen, "codeq: submit: metadata for %s: %s", topic,
+                 rd_kafka_err2str(e ? e : md->topics[0].err));
+        goto fail;
+    }
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
+    for (int i = 0; i < md->topics[0].partition_cnt; i++) {
+        int64_t hi;
+        int32_t p = md->topics[0].partitions[i].id;
+        e = watermark_high(k, topic, p, &hi);
+        if (e) {
+            snprintf(err, errlen, "codeq: submit: offsets of %s [%d]: %s", topic, p,
+                     rd_kafka_err2str(e));
+            rd_kafka_topic_partition_list_destroy(l);
+            goto fail;
+        }
+        rd_kafka_topic_partition_list_add(l, topic, p)->offset = hi;
+    }
+    e = rd_kafka_assign(k, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_metadata_destroy(md);
+    if (e) {
+        snprintf(err, errlen, "codeq: submit: assign %s: %s", topic, rd_kafka_err2str(e));
+        rd_kafka_destroy(k);
+        return NULL;
+    }
+    return k;
+fail:
+    if (md) rd_kafka_metadata_destroy(md);
+    rd_kafka_destroy(k);
+    return NULL;
+}
+
+static char *new_id(const char *path)
+{
+    unsigned char r[6];
+    char base[200], *id = malloc(256);
+    if (getrandom(r, sizeof r, 0) != sizeof r) memset(r, 0, sizeof r);
+    snprintf(base, sizeof base, "%s", path);
+    snprintf(id, 256, "%.180s-%02x%02x%02x%02x%02x%02x", basename(base), r[0], r[1], r[2], r[3],
+             r[4], r[5]);
+    return id;
+}
+
+static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, const char *in,
+                        size_t inlen, const char *reply_to)
+{
+    char err[512], kerr[256];
+    wrk_delivery d = {0};
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, sizeof err);
+    if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, sizeof err) < 0) goto fail;
+    rd_kafka_conf_set_dr_msg_cb(conf, wrk_publish_dr_cb);
+    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+    if (!p) {
+        snprintf(err, sizeof err, "codeq: submit: producer: %s", kerr);
+        goto fail;
+    }
+    int rc = 0;
+    for (int i = 0; i < pd->n && rc == 0; i++) {
+        size_t len;
+        char *code = cli_read_file(files[i], &len);
+        json_t *c = code ? json_stringn(code, len) : NULL;
+        free(code);
+        if (!c) {
+            fprintf(stderr, "codeq: submit: %s: not readable UTF-8 text\n", files[i]);
+            rc = -1;
+            break;
+        }
+        pd->ids[i] = new_id(files[i]);
+        json_t *job = json_pack("{s:s, s:o}", "id", pd->ids[i], "code", c);
+        if (in) json_object_set_new(job, "stdin", json_stringn(in, inlen));
+        if (reply_to) json_object_set_new(job, "reply_to", json_string(reply_to));
+        char *s = json_dumps(job, JSON_COMPACT);
+        json_decref(job);
+        rd_kafka_resp_err_t e = rd_kafka_producev(
+            p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(pd->ids[i], strlen(pd->ids[i])),
+            RD_KAFKA_V_VALUE(s, strlen(s)), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
+            RD_KAFKA_V_OPAQUE(&d), RD_KAFKA_V_END);
+        if (e) {
+            free(s);
+            snprintf(err, sizeof err, "codeq: submit: produce: %s", rd_kafka_err2str(e));
+            fprintf(stderr, "%s\n", err);
+            rc = -1;
+        } else {
+            d.outstanding++;
+        }
+    }
+    if (rc == 0 && wrk_publish_wait(p, &d, 30000, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = -1;
+    }
+    rd_kafka_destroy(p);
+    return rc;
+fail:
+    fprintf(stderr, "%s\n", err);
+    return -1;
+}
+
+static void collect(rd_kafka_t *k, pending *pd, int timeout_s)
+{
+    uint64_t deadline = wrk_now_ms() + (uint64_t)timeout_s * 1000;
+    while (pd->missing > 0 && wrk_now_ms() < deadline) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(k, 200);
+        if (!m) continue;
+        if (m->err) {
+            if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+                fprintf(stderr, "codeq: submit: %s\n", rd_kafka_message_errstr(m));
+        } else {
+            json_t *r = json_loadb(m->payload, m->len, 0, NULL);
+            const char *id = json_string_value(json_object_get(r, "id"));
+            for (int i = 0; id && i < pd->n; i++) {
+                if (pd->seen[i] || strcmp(pd->ids[i], id) != 0) continue;
+                pd->seen[i] = true;
+                pd->missing--;
+                fwrite(m->payload, 1, m->len, stdout);
+                putchar('\n');
+                fflush(stdout);
+                fprintf(stderr, "codeq: submit: %s: %s\n", id,
+                        json_string_value(json_object_get(r, "status")));
+                break;
+            }
+            json_decref(r);
+        }
+        rd_kafka_message_destroy(m);
+    }
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_KAFKA_LONGOPTS,
+        {"timeout", required_argument, NULL, 't'},
+        {"stdin", required_argument, NULL, 's'},
+        {"reply-to", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    wrk_kafka_opts o;
+    unsigned timeout = 60;
+    const char *stdin_path = NULL, *reply_to = NULL;
+    char err[512], *in = NULL;
+    size_t inlen = 0;
+    int opt;
+    wrk_kafka_opts_default(&o);
+    while ((opt = getopt_long(argc, argv, "b:X:t:h", longopts, NULL)) != -1) {
+        int k = cli_kafka_opt(opt, optarg, &o);
+        if (k < 0) return 2;
+        if (k > 0) continue;
+        switch (opt) {
+        case 't': if (cli_uint("timeout", optarg, &timeout) < 0) return 2; break;
+        case 's': stdin_path = optarg; break;
+        case 'r': reply_to = optarg; break;
+        case 'h': fputs(submit_help, stdout); return 0;
+        default: fputs(submit_help, stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fputs(submit_help, stderr);
+        return 2;
+    }
+    if (stdin_path && !(in = cli_read_file(stdin_path, &inlen))) return 2;
+    pending pd = {.n = argc - optind, .missing = argc - optind};
+    pd.ids = calloc((size_t)pd.n, sizeof *pd.ids);
+    pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
+    rd_kafka_t *k = results_reader(&o, reply_to ? reply_to : o.results_topic, err, sizeof err);
+    int rc = 1;
+    if (!k) {
+        fprintf(stderr, "%s\n", err);
+    } else if (produce_jobs(&o, argv + optind, &pd, in, inlen, reply_to) == 0) {
+        fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %u s\n", pd.n,
+                o.jobs_topic, timeout);
+        collect(k, &pd, (int)timeout);
+        for (int i = 0; i < pd.n; i++)
+            if (!pd.seen[i]) fprintf(stderr, "codeq: submit: %s: no result\n", pd.ids[i]);
+        rc = pd.missing ? 1 : 0;
+    }
+    if (k) {
+        rd_kafka_consumer_close(k);
+        rd_kafka_destroy(k);
+    }
+    for (int i = 0; i < pd.n; i++) free(pd.ids[i]);
+    free(pd.ids);
+    free(pd.seen);
+    free(in);
+    return rc;
+}

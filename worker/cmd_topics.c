@@ -1,0 +1,45 @@
+/* codeq topics: create codeq's topics on a real broker (operators, tests). */
+#include "cli.h"
+#include "wrk_internal.h"
+
+static const char topics_help[] =
+    "usage: codeq topics [OPTIONS]\n\n"
+    "Create the jobs, results, audit and dead-letter topics if they do not exist.\n\n"
+    CLI_KAFKA_HELP
+    "  -p, --partitions N        partitions per topic (default 4)\n"
+    "  -h, --help                this help\n";
+
+int cmd_topics(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_KAFKA_LONGOPTS,
+        {"partitions", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    wrk_kafka_opts o;
+    unsigned parts = 4;
+    char err[512];
+    int opt;
+    wrk_kafka_opts_default(&o);
+    while ((opt = getopt_long(argc, argv, "b:X:p:h", longopts, NULL)) != -1) {
+        int k = cli_kafka_opt(opt, optarg, &o);
+        if (k < 0) return 2;
+        if (k > 0) continue;
+        if (opt == 'p') {
+            if (cli_uint("partitions", optarg, &parts) < 0) return 2;
+        } else if (opt == 'h') {
+            fputs(topics_help, stdout);
+            return 0;
+        } else {
+            fputs(topics_help, stderr);
+            return 2;
+        }
+    }
+    if (wrk_kafka_create_topics(&o, (int)parts, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    printf("%s %s %s %s\n", o.jobs_topic, o.results_topic, o.audit_topic, o.dlq_topic);
+    return 0;
+}

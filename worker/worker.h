@@ -1,0 +1,94 @@
+/* worker: the life of a job, from a Kafka record to a published result and audit trail.
+ *
+ * Contract
+ * - A job record is decoded (wrk_job), validated (validator/), run (sandbox/) and turned into
+ *   exactly one result message; every step also emits audit events. `codeq run` and the Kafka
+ *   worker share this path (wrk_execute), so a local run shows what the worker would publish.
+ * - Bad input never crashes or disappears: an undecodable job with an id gets an `invalid`
+ *   result; one without a usable id goes to the dead-letter topic with the reason.
+ * - At-least-once: a job's offset is committed only after its result and audit records were
+ *   acknowledged by the broker.
+ */
+#ifndef CODEQ_WORKER_H
+#define CODEQ_WORKER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sandbox.h"
+
+#define WRK_MAX_KAFKA_PROPS 32
+
+/* Kafka settings shared by every subcommand that talks to a broker (kcat's -X convention). */
+typedef struct {
+    const char *brokers;
+    const char *jobs_topic, *results_topic, *audit_topic, *dlq_topic;
+    const char *props[WRK_MAX_KAFKA_PROPS][2]; /* -X name=value pass-through */
+    int nprops;
+} wrk_kafka_opts;
+
+void wrk_kafka_opts_default(wrk_kafka_opts *o);
+/* Parses "name=value" into o->props; returns -1 with a message on bad input. */
+int wrk_kafka_opts_add(wrk_kafka_opts *o, char *nv, char *err, size_t errlen);
+
+/* What the worker process fixes at start-up. */
+typedef struct {
+    wrk_kafka_opts kafka;
+    const char *group;
+    const char *worker_id;      /* stated in every result and audit event */
+    sbx_config sandbox;
+    sbx_limits defaults, max;   /* job limits: defaults and operator maxima */
+} wrk_config;
+
+void wrk_config_default(wrk_config *c);
+
+/* A decoded job. Strings point into the json_t it came from. */
+typedef struct {
+    json_t *root;               /* owns everything below */
+    const char *id;
+    const char *code; size_t code_len;
+    const char *stdin_data; size_t stdin_len;
+    sbx_limits limits;          /* defaults overlaid with the job's own */
+    const char *reply_to;       /* NULL: the results topic */
+    json_t *metadata;           /* borrowed; NULL when absent */
+    char code_sha256[65];
+} wrk_job;
+
+/* Decodes one job. On failure returns -1 and writes the reason; job->id is still set when an
+ * id could be read, so the caller can answer `invalid`. Always release with wrk_job_free. */
+int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
+                   size_t whylen);
+void wrk_job_free(wrk_job *job);
+
+/* Where a job came from, for audit events; topic NULL for a local run. */
+typedef struct {
+    const char *topic;
+    int partition;
+    long long offset;
+} wrk_source;
+
+/* Collected output of one job: its result and its audit events, in order. */
+typedef struct {
+    json_t *result;
+    json_t *audit;              /* array of events */
+    const char *status;         /* borrowed from result */
+    char *reply_to;             /* owned; NULL: the results topic */
+} wrk_outcome;
+
+/* Runs the whole path on a raw job record: decode, validate, limits, sandbox. Never fails:
+ * every problem becomes a result status. dead_letter is set (and result NULL) when the
+ * record has no usable id. */
+void wrk_execute(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
+                 wrk_outcome *out, bool *dead_letter, char *why, size_t whylen);
+void wrk_outcome_free(wrk_outcome *o);
+
+/* Subcommands (worker/cmd_*.c); argv[0] is the subcommand name. Return the exit code. */
+int cmd_run(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_broker(int argc, char **argv);
+int cmd_topics(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,162 @@
+/* Decode: turn a job record into a wrk_job, or say precisely why not.
+ * The job format is strict (unknown fields are refused) because a misspelt "limits" silently
+ * ignored would run a job with limits its author did not ask for. The id is read first, so
+ * that every later failure can still be answered with an `invalid` result keyed by it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+#define JOB_MAX_ID 256
+#define JOB_MAX_CODE (256 * 1024)
+#define JOB_MAX_STDIN (1024 * 1024)
+#define JOB_MAX_METADATA (16 * 1024)
+
+static const char *const job_fields[] = {"id", "code", "stdin", "limits", "reply_to", "metadata",
+                                         NULL};
+
+typedef struct {
+    const char *name;
+    size_t offset;
+} limit_field;
+
+static const limit_field limit_fields[] = {
+    {"wall_ms", offsetof(sbx_limits, wall_ms)},
+    {"cpu_ms", offsetof(sbx_limits, cpu_ms)},
+    {"memory_mb", offsetof(sbx_limits, memory_mb)},
+    {"pids", offsetof(sbx_limits, pids)},
+    {"output_bytes", offsetof(sbx_limits, output_bytes)},
+    {"file_mb", offsetof(sbx_limits, file_mb)},
+    {"open_files", offsetof(sbx_limits, open_files)},
+    {NULL, 0},
+};
+
+static bool valid_id(const char *s, size_t len)
+{
+    if (len == 0 || len > JOB_MAX_ID) return false;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return false;
+    return true;
+}
+
+/* Topic names as Kafka allows them: [A-Za-z0-9._-], at most 249 characters. */
+static bool valid_topic(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 249) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '.' || s[i] == '_' || s[i] == '-' || (s[i] >= '0' && s[i] <= '9') ||
+              (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+static int fail(char *why, size_t whylen, const char *fmt, const char *arg)
+{
+    snprintf(why, whylen, fmt, arg);
+    return -1;
+}
+
+static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char *why,
+                         size_t whylen)
+{
+    *out = c->defaults;
+    if (!lim) return 0;
+    if (!json_is_object(lim)) return fail(why, whylen, "%s", "limits must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(lim, key, v) {
+        const limit_field *f = limit_fields;
+        while (f->name && strcmp(f->name, key) != 0) f++;
+        if (!f->name) return fail(why, whylen, "unknown limit '%s'", key);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > UINT32_MAX)
+            return fail(why, whylen, "limits.%s must be a positive integer", key);
+        *(uint32_t *)((char *)out + f->offset) = (uint32_t)json_integer_value(v);
+    }
+    return sbx_limits_check(out, &c->max, why, whylen);
+}
+
+static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *why,
+                         size_t whylen)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        const char *const *f = job_fields;
+        while (*f && strcmp(*f, key) != 0) f++;
+        if (!*f) return fail(why, whylen, "unknown field '%s'", key);
+    }
+    /* metadata first: an invalid job still gets it echoed in its result. */
+    json_t *md = json_object_get(root, "metadata");
+    if (md) {
+        char *s = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY);
+        size_t n = s ? strlen(s) : 0;
+        free(s);
+        if (n > JOB_MAX_METADATA)
+            return fail(why, whylen, "metadata is larger than %s bytes once encoded", "16384");
+        job->metadata = md;
+    }
+    json_t *code = json_object_get(root, "code");
+    if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
+    job->code = json_string_value(code);
+    job->code_len = json_string_length(code);
+    if (job->code_len > JOB_MAX_CODE)
+        return fail(why, whylen, "code is larger than %s bytes", "262144");
+    wrk_sha256_hex(job->code, job->code_len, job->code_sha256);
+
+    json_t *in = json_object_get(root, "stdin");
+    if (in && !json_is_string(in)) return fail(why, whylen, "%s", "stdin must be a string");
+    if (in) {
+        job->stdin_data = json_string_value(in);
+        job->stdin_len = json_string_length(in);
+        if (job->stdin_len > JOB_MAX_STDIN)
+            return fail(why, whylen, "stdin is larger than %s bytes", "1048576");
+    }
+    json_t *rt = json_object_get(root, "reply_to");
+    if (rt) {
+        if (!json_is_string(rt) || !valid_topic(json_string_value(rt)))
+            return fail(why, whylen, "%s", "reply_to must be a Kafka topic name");
+        job->reply_to = json_string_value(rt);
+        const wrk_kafka_opts *k = &c->kafka;
+        if (!strcmp(job->reply_to, k->jobs_topic) || !strcmp(job->reply_to, k->audit_topic) ||
+            !strcmp(job->reply_to, k->dlq_topic))
+            return fail(why, whylen, "reply_to may not name codeq's own topic '%s'",
+                        job->reply_to);
+    }
+    return decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen);
+}
+
+int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
+                   size_t whylen)
+{
+    json_error_t jerr;
+    memset(job, 0, sizeof *job);
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
+                 jerr.line, jerr.column);
+        return -1;
+    }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return fail(why, whylen, "%s", "job must be a JSON object");
+    }
+    json_t *id = json_object_get(root, "id");
+    if (!json_is_string(id) || !valid_id(json_string_value(id), json_string_length(id))) {
+        json_decref(root);
+        return fail(why, whylen, "%s",
+                    "job id must be a string of 1-256 characters without control characters");
+    }
+    job->root = root;
+    job->id = json_string_value(id);
+    /* On failure root stays with the job: the caller answers `invalid` with id and metadata. */
+    return decode_fields(root, c, job, why, whylen);
+}
+
+void wrk_job_free(wrk_job *job)
+{
+    json_decref(job->root);
+    memset(job, 0, sizeof *job);
+}

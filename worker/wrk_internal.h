@@ -1,0 +1,65 @@
+/* Shared helpers of the worker modules; not part of the public contract. */
+#ifndef CODEQ_WRK_INTERNAL_H
+#define CODEQ_WRK_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <librdkafka/rdkafka.h>
+
+#include "validator.h"
+#include "worker.h"
+
+/* "2026-11-30T05:45:29.123Z" */
+void wrk_now_iso(char out[32]);
+uint64_t wrk_now_ms(void);
+void wrk_sha256_hex(const void *data, size_t len, char out[65]);
+/* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
+ * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
+json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
+json_t *wrk_json_base64(const char *data, size_t len);
+void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Result and audit builders (wrk_result.c, wrk_audit.c). */
+json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,
+                       const char *received_at, json_t *metadata);
+void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim);
+json_t *wrk_findings_json(const val_report *report);
+json_t *wrk_audit_event(const char *event, const char *job_id, const char *worker_id,
+                        const char *sha256, const wrk_source *src);
+
+/* Kafka plumbing (wrk_kafka.c). Handles are created with the shared -X props applied. */
+rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
+int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
+                  size_t errlen);
+/* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, size_t errlen);
+
+/* Publish (wrk_publish.c): produce a job's records and wait until the broker acknowledged
+ * every one of them. */
+typedef struct {
+    int outstanding;  /* records not yet acknowledged */
+    int failed;       /* records the broker refused or that timed out */
+    char err[256];    /* first delivery error */
+} wrk_delivery;
+
+/* Delivery-report callback to install on the producer's conf. */
+void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
+int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
+                        const wrk_outcome *o, wrk_delivery *d, char *err, size_t errlen);
+int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
+                            const char *why, const wrk_outcome *o, wrk_delivery *d, char *err,
+                            size_t errlen);
+/* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
+int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
+
+/* Commit (wrk_commit.c): the job's offset, after its records were acknowledged. */
+int wrk_commit_after(rd_kafka_t *consumer, const rd_kafka_message_t *m, char *err,
+                     size_t errlen);
+/* Rewinds the partition to m so the job is consumed again (at-least-once on publish failure). */
+int wrk_commit_rewind(rd_kafka_t *consumer, const rd_kafka_message_t *m, char *err,
+                      size_t errlen);
+
+/* Consume (wrk_consume.c): the worker's main loop; returns the process exit code. */
+int wrk_worker_loop(const wrk_config *c);
+
+#endif

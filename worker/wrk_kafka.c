@@ -1,0 +1,136 @@
+/* Kafka plumbing shared by worker, submit, topics and broker: configuration with kcat-style
+ * -X pass-through, and topic creation through the Admin API. Every librdkafka error is
+ * returned with the call that failed, never logged and dropped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wrk_internal.h"
+
+void wrk_kafka_opts_default(wrk_kafka_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->brokers = "127.0.0.1:9092";
+    o->jobs_topic = "codeq.jobs";
+    o->results_topic = "codeq.results";
+    o->audit_topic = "codeq.audit";
+    o->dlq_topic = "codeq.jobs.dlq";
+}
+
+int wrk_kafka_opts_add(wrk_kafka_opts *o, char *nv, char *err, size_t errlen)
+{
+    char *eq = strchr(nv, '=');
+    if (!eq || eq == nv) {
+        snprintf(err, errlen, "codeq: -X expects name=value, got '%s'", nv);
+        return -1;
+    }
+    if (o->nprops >= WRK_MAX_KAFKA_PROPS) {
+        snprintf(err, errlen, "codeq: at most %d -X properties", WRK_MAX_KAFKA_PROPS);
+        return -1;
+    }
+    *eq = '\0';
+    o->props[o->nprops][0] = nv;
+    o->props[o->nprops][1] = eq + 1;
+    o->nprops++;
+    return 0;
+}
+
+int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
+                  size_t errlen)
+{
+    char kerr[256];
+    if (rd_kafka_conf_set(conf, name, value, kerr, sizeof kerr) != RD_KAFKA_CONF_OK) {
+        snprintf(err, errlen, "codeq: kafka: %s=%s: %s", name, value, kerr);
+        return -1;
+    }
+    return 0;
+}
+
+rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (wrk_kafka_set(conf, "bootstrap.servers", o->brokers, err, errlen) < 0) goto fail;
+    if (wrk_kafka_set(conf, "client.id", "codeq", err, errlen) < 0) goto fail;
+    for (int i = 0; i < o->nprops; i++)
+        if (wrk_kafka_set(conf, o->props[i][0], o->props[i][1], err, errlen) < 0) goto fail;
+    return conf;
+fail:
+    rd_kafka_conf_destroy(conf);
+    return NULL;
+}
+
+static int create_result(rd_kafka_event_t *ev, char *err, size_t errlen)
+{
+    size_t n = 0;
+    const rd_kafka_CreateTopics_result_t *res = rd_kafka_event_CreateTopics_result(ev);
+    if (!res) {
+        snprintf(err, errlen, "codeq: kafka: CreateTopics: %s", rd_kafka_event_error_string(ev));
+        return -1;
+    }
+    const rd_kafka_topic_result_t **tr = rd_kafka_CreateTopics_result_topics(res, &n);
+    for (size_t i = 0; i < n; i++) {
+        rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
+        if (e && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+            snprintf(err, errlen, "codeq: kafka: create topic %s: %s",
+                     rd_kafka_topic_result_name(tr[i]), rd_kafka_err2str(e));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* True when every partition of every named topic has a leader, so clients can use them. */
+static bool topics_ready(rd_kafka_t *rk, const char *const *names, int n)
+{
+    const rd_kafka_metadata_t *md;
+    if (rd_kafka_metadata(rk, 1, NULL, &md, 5000)) return false;
+    int ready = 0;
+    for (int i = 0; i < md->topic_cnt; i++) {
+        const rd_kafka_metadata_topic_t *t = &md->topics[i];
+        bool ok = !t->err && t->partition_cnt > 0;
+        for (int p = 0; ok && p < t->partition_cnt; p++)
+            ok = !t->partitions[p].err && t->partitions[p].leader >= 0;
+        for (int j = 0; ok && j < n; j++)
+            if (!strcmp(t->topic, names[j])) ready++;
+    }
+    rd_kafka_metadata_destroy(md);
+    return ready == n;
+}
+
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, size_t errlen)
+{
+    char kerr[256];
+    const char *names[] = {o->jobs_topic, o->results_topic, o->audit_topic, o->dlq_topic};
+    rd_kafka_NewTopic_t *nt[4];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
+    if (!conf) return -1;
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+    if (!rk) {
+        snprintf(err, errlen, "codeq: kafka: rd_kafka_new: %s", kerr);
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        nt[i] = rd_kafka_NewTopic_new(names[i], partitions, -1, NULL, 0);
+    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+    rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+    rd_kafka_AdminOptions_set_request_timeout(ao, 30000, kerr, sizeof kerr);
+    rd_kafka_CreateTopics(rk, nt, 4, ao, q);
+    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 35000);
+    int rc = ev ? create_result(ev, err, errlen) : -1;
+    if (!ev) snprintf(err, errlen, "codeq: kafka: CreateTopics on %s: no answer in 35 s", o->brokers);
+    uint64_t deadline = wrk_now_ms() + 30000;
+    while (rc == 0 && !topics_ready(rk, names, 4)) {
+        if (wrk_now_ms() > deadline) {
+            snprintf(err, errlen, "codeq: kafka: topics created but without leaders after 30 s");
+            rc = -1;
+        }
+        usleep(200 * 1000);
+    }
+    if (ev) rd_kafka_event_destroy(ev);
+    rd_kafka_AdminOptions_destroy(ao);
+    rd_kafka_NewTopic_destroy_array(nt, 4);
+    rd_kafka_queue_destroy(q);
+    rd_kafka_destroy(rk);
+    return rc;
+}

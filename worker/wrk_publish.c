@@ -1,0 +1,110 @@
+/* Publish: a job's result goes to its reply_to (or the results topic) keyed by job id, its audit
+ * events to the audit topic keyed by job id, so all records of one job land in one partition
+ * in order. A record without a usable id goes to the dead-letter topic unchanged, with the
+ * reason and its origin in headers, so nothing the producer sent is ever lost.
+ * Each produce carries a wrk_delivery as opaque; the delivery-report callback counts it down,
+ * and the caller commits only when it reaches zero with no failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+    (void)rk;
+    (void)opaque;
+    wrk_delivery *d = m->_private;
+    if (!d) return;
+    d->outstanding--;
+    if (m->err) {
+        if (!d->failed)
+            snprintf(d->err, sizeof d->err, "delivery to %s failed: %s",
+                     rd_kafka_topic_name(m->rkt), rd_kafka_err2str(m->err));
+        d->failed++;
+    }
+}
+
+static int produce(rd_kafka_t *p, const char *topic, const char *key, const void *val,
+                   size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d, char *err,
+                   size_t errlen)
+{
+    rd_kafka_resp_err_t e = rd_kafka_producev(
+        p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY(key, key ? strlen(key) : 0),
+        RD_KAFKA_V_VALUE((void *)val, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(d), RD_KAFKA_V_END);
+    if (e) {
+        if (hdrs) rd_kafka_headers_destroy(hdrs);
+        snprintf(err, errlen, "codeq: publish: produce to %s: %s", topic, rd_kafka_err2str(e));
+        return -1;
+    }
+    d->outstanding++;
+    return 0;
+}
+
+static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_t *j,
+                        wrk_delivery *d, char *err, size_t errlen)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (!s) {
+        snprintf(err, errlen, "codeq: publish: cannot encode a record for %s", topic);
+        return -1;
+    }
+    int rc = produce(p, topic, key, s, strlen(s), NULL, d, err, errlen);
+    free(s);
+    return rc;
+}
+
+static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *o,
+                         wrk_delivery *d, char *err, size_t errlen)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(o->audit, i, ev) {
+        const char *key = json_string_value(json_object_get(ev, "job_id"));
+        if (produce_json(p, c->kafka.audit_topic, key, ev, d, err, errlen) < 0) return -1;
+    }
+    return 0;
+}
+
+int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
+                        const wrk_outcome *o, wrk_delivery *d, char *err, size_t errlen)
+{
+    const char *id = json_string_value(json_object_get(o->result, "id"));
+    const char *topic = reply_to ? reply_to : c->kafka.results_topic;
+    if (produce_json(p, topic, id, o->result, d, err, errlen) < 0) return -1;
+    return produce_audit(p, c, o, d, err, errlen);
+}
+
+int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
+                            const char *why, const wrk_outcome *o, wrk_delivery *d, char *err,
+                            size_t errlen)
+{
+    char num[32];
+    rd_kafka_headers_t *h = rd_kafka_headers_new(4);
+    rd_kafka_header_add(h, "codeq.error", -1, why, -1);
+    rd_kafka_header_add(h, "codeq.source.topic", -1, rd_kafka_topic_name(m->rkt), -1);
+    snprintf(num, sizeof num, "%d", (int)m->partition);
+    rd_kafka_header_add(h, "codeq.source.partition", -1, num, -1);
+    snprintf(num, sizeof num, "%lld", (long long)m->offset);
+    rd_kafka_header_add(h, "codeq.source.offset", -1, num, -1);
+    if (produce(p, c->kafka.dlq_topic, NULL, m->payload, m->len, h, d, err, errlen) < 0)
+        return -1;
+    return produce_audit(p, c, o, d, err, errlen);
+}
+
+int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen)
+{
+    uint64_t deadline = wrk_now_ms() + (uint64_t)timeout_ms;
+    while (d->outstanding > 0 && wrk_now_ms() < deadline) rd_kafka_poll(p, 50);
+    if (d->outstanding > 0) {
+        snprintf(err, errlen, "codeq: publish: %d records unacknowledged after %d ms",
+                 d->outstanding, timeout_ms);
+        return -1;
+    }
+    if (d->failed) {
+        snprintf(err, errlen, "codeq: publish: %s", d->err);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* Publish-side shapes: the result message and the audit events, as schemas/ describe them.
+ * Builders only; they never talk to Kafka, so `codeq run --json` prints exactly what the worker
+ * publishes. Output bytes that are not UTF-8 are carried twice: as text with U+FFFD in place of
+ * bad bytes (readable) and as base64 (exact). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,
+                       const char *received_at, json_t *metadata)
+{
+    char now[32];
+    wrk_now_iso(now);
+    return json_pack("{s:s, s:s, s:s, s:n, s:n, s:s, s:s, s:b, s:b, s:i, s:i, s:n, s:n, s:[],"
+                     " s:s, s:n, s:s, s:n, s:s, s:O?}",
+                     "id", id, "status", status, "message", "", "exit_code", "signal",
+                     "stdout", "", "stderr", "", "stdout_truncated", 0, "stderr_truncated", 0,
+                     "stdout_bytes", 0, "stderr_bytes", 0, "usage", "limits", "findings",
+                     "worker", worker_id, "code_sha256", "received_at", received_at,
+                     "started_at", "finished_at", now, "metadata", metadata);
+}
+
+static json_t *limits_json(const sbx_limits *l)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "wall_ms", (json_int_t)l->wall_ms,
+                     "cpu_ms", (json_int_t)l->cpu_ms, "memory_mb", (json_int_t)l->memory_mb,
+                     "pids", (json_int_t)l->pids, "output_bytes", (json_int_t)l->output_bytes,
+                     "file_mb", (json_int_t)l->file_mb, "open_files",
+                     (json_int_t)l->open_files);
+}
+
+static void set_stream(json_t *r, const char *name, const sbx_buf *b)
+{
+    char key[32];
+    bool lossy = false;
+    json_object_set_new(r, name, wrk_json_bytes(b->data ? b->data : "", b->len, &lossy));
+    if (lossy) {
+        snprintf(key, sizeof key, "%s_base64", name);
+        json_object_set_new(r, key, wrk_json_base64(b->data, b->len));
+    }
+    snprintf(key, sizeof key, "%s_truncated", name);
+    json_object_set_new(r, key, json_boolean(b->truncated));
+    snprintf(key, sizeof key, "%s_bytes", name);
+    json_object_set_new(r, key, json_integer((json_int_t)b->total));
+}
+
+void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim)
+{
+    char sig[32];
+    char now[32];
+    json_object_set_new(r, "status", json_string(sbx_status_name(s->status)));
+    json_object_set_new(r, "message", json_string(s->message));
+    json_object_set_new(r, "exit_code", s->exit_code >= 0 ? json_integer(s->exit_code)
+                                                          : json_null());
+    if (s->signal > 0) {
+        const char *abbrev = sigabbrev_np(s->signal);
+        snprintf(sig, sizeof sig, "SIG%s", abbrev ? abbrev : "UNKNOWN");
+        json_object_set_new(r, "signal", json_string(sig));
+    }
+    set_stream(r, "stdout", &s->out);
+    set_stream(r, "stderr", &s->err);
+    json_object_set_new(r, "usage",
+                        json_pack("{s:I, s:I, s:I}", "wall_ms", (json_int_t)s->wall_ms,
+                                  "cpu_ms", (json_int_t)s->cpu_ms, "max_rss_kb",
+                                  (json_int_t)s->max_rss_kb));
+    json_object_set_new(r, "limits", limits_json(lim));
+    wrk_now_iso(now);
+    json_object_set_new(r, "finished_at", json_string(now));
+}
+
+json_t *wrk_findings_json(const val_report *rep)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; rep && i < rep->count; i++) {
+        const val_finding *f = &rep->items[i];
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "rule",
+                                           f->rule, "severity", f->severity, "message",
+                                           f->message, "line", f->line, "col", f->col,
+                                           "end_line", f->end_line, "end_col", f->end_col));
+    }
+    return a;
+}
+
+json_t *wrk_audit_event(const char *event, const char *job_id, const char *worker_id,
+                        const char *sha256, const wrk_source *src)
+{
+    char now[32];
+    wrk_now_iso(now);
+    json_t *e = json_pack("{s:s, s:s?, s:s, s:s, s:s?}", "event", event, "job_id", job_id,
+                          "worker", worker_id, "time", now, "code_sha256",
+                          sha256 && sha256[0] ? sha256 : NULL);
+    if (src && src->topic)
+        json_object_set_new(e, "source",
+                            json_pack("{s:s, s:i, s:I}", "topic", src->topic, "partition",
+                                      src->partition, "offset", (json_int_t)src->offset));
+    else
+        json_object_set_new(e, "source", json_null());
+    return e;
+}

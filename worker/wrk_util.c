@@ -1,0 +1,107 @@
+/* Small helpers every worker module needs: clocks, hashes, bytes-to-JSON, logging.
+ * Hashing and base64 come from OpenSSL's libcrypto rather than hand-written code. */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wrk_internal.h"
+
+void wrk_now_iso(char out[32])
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+uint64_t wrk_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void wrk_sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+    for (unsigned int i = 0; i < mdlen && i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    out[64] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there are not one.
+ * Rejects overlongs, surrogates and code points above U+10FFFF, as jansson does. */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    if (avail < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy)
+{
+    const unsigned char *s = (const unsigned char *)data;
+    *lossy = false;
+    char *buf = malloc(len * 3 + 1); /* worst case: every byte becomes U+FFFD (3 bytes) */
+    if (!buf) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq(s + i, len - i);
+        if (n == 0) {
+            memcpy(buf + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i += 1;
+            *lossy = true;
+        } else {
+            memcpy(buf + o, s + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    json_t *j = json_stringn(buf, o);
+    free(buf);
+    return j;
+}
+
+json_t *wrk_json_base64(const char *data, size_t len)
+{
+    size_t cap = 4 * ((len + 2) / 3) + 1;
+    unsigned char *out = malloc(cap);
+    if (!out) return NULL;
+    int n = EVP_EncodeBlock(out, (const unsigned char *)data, (int)len);
+    json_t *j = json_stringn((const char *)out, (size_t)n);
+    free(out);
+    return j;
+}
+
+void wrk_log(const char *fmt, ...)
+{
+    char ts[32];
+    va_list ap;
+    wrk_now_iso(ts);
+    fprintf(stderr, "%s codeq: ", ts);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
