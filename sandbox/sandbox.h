@@ -2,9 +2,17 @@
  *
  * Contract
  * - sbx_start() forks a child that is the init (pid 1) of fresh pid, mount, net, ipc and uts
- *   namespaces; it runs the interpreter on the job's code in a private working directory with
- *   rlimits applied. When the job's main process exits, or the job is killed, every process it
- *   created dies with its pid namespace: nothing of a job outlives sbx_finish().
+ *   namespaces, attached to a cgroup of its own (memory without swap, pids, cpu quota). The
+ *   init builds a minimal read-only root (pivot_root onto a tmpfs: /usr, a private /dev, the
+ *   job's /proc, a size-capped tmpfs as /work and /tmp) and runs the interpreter on the job's
+ *   code there as an unprivileged uid with no capabilities, no_new_privs and a seccomp
+ *   allowlist. When the job's main process exits, or the job is killed, every process it
+ *   created dies with its pid namespace and cgroup: nothing of a job outlives sbx_finish().
+ * - Input files are copied into /work before the job starts; afterwards regular files left in
+ *   /work come back as artifacts (capped; symlinks, hard links, FIFOs, devices skipped).
+ * - The profile (sbx_config.profile) names which layers are on; "full" is the default and
+ *   every weaker one is stated in each result (sbx_result.profile). sbx_selfcheck() proves at
+ *   start-up that the chosen profile works on this host, so a missing layer fails closed.
  * - The caller drives the job with poll(2): sbx_pollfds() gives the descriptors to watch,
  *   sbx_service() reads output and enforces the wall deadline, sbx_done() says when to finish.
  *   sbx_run() does all of it synchronously for one job.
@@ -23,12 +31,16 @@
 
 typedef struct {
     uint32_t wall_ms;      /* wall-clock limit, whole job */
-    uint32_t cpu_ms;       /* CPU time (RLIMIT_CPU, rounded up to seconds) */
-    uint32_t memory_mb;    /* address space of each process (RLIMIT_AS) */
-    uint32_t pids;         /* processes + threads (RLIMIT_NPROC in the job's own uid later) */
+    uint32_t cpu_ms;       /* CPU time of the whole job (cgroup), and of each process (RLIMIT_CPU,
+                              rounded up to seconds) */
+    uint32_t memory_mb;    /* the job's memory cgroup, swap off (RLIMIT_AS without a cgroup) */
+    uint32_t pids;         /* processes + threads: pids cgroup and RLIMIT_NPROC of the job's uid */
     uint32_t output_bytes; /* cap per stream (stdout, stderr) */
     uint32_t file_mb;      /* largest file the job may write (RLIMIT_FSIZE) */
     uint32_t open_files;   /* RLIMIT_NOFILE */
+    uint32_t tmpfs_mb;     /* /work, /tmp and /dev/shm together (one tmpfs) */
+    uint32_t artifact_files; /* output artifacts collected at most */
+    uint32_t artifact_bytes; /* their total size at most */
 } sbx_limits;
 
 /* Defaults follow the seeds: 5 s wall, 50 MB memory. */
@@ -45,10 +57,29 @@ typedef enum {
     SBX_MEMORY_LIMIT, /* the address-space limit was hit (MemoryError / allocation failure) */
     SBX_OUTPUT_LIMIT, /* stdout or stderr above the cap */
     SBX_SIGNAL,       /* killed by a signal the job brought on itself (SIGSEGV, SIGABRT, ...) */
-    SBX_INTERNAL      /* the sandbox failed; the job may not have run */
+    SBX_INTERNAL,     /* the sandbox failed; the job may not have run */
+    SBX_SECCOMP       /* a process of the job made a forbidden system call (killed, SIGSYS) */
 } sbx_status;
 
-const char *sbx_status_name(sbx_status s); /* "ok", "error", "timeout", "memory_limit", ... */
+const char *sbx_status_name(sbx_status s); /* "ok", "error", "timeout", "memory_limit", ...,
+                                              "seccomp_violation" */
+
+/* A file going into the working directory (sbx_job.files) or coming out of it
+ * (sbx_result.artifacts). path is relative to /work: no leading '/', no "." or ".." component,
+ * no empty component, no NUL, at most SBX_PATH_MAX bytes. In a result both strings are owned
+ * by the result (sbx_result_free); data is NUL-terminated for convenience and may hold NULs. */
+typedef struct {
+    const char *path;
+    const char *data; size_t len;
+} sbx_file;
+
+enum { SBX_MAX_FILES = 64, SBX_PATH_MAX = 255 };
+
+/* Checks input files: count <= SBX_MAX_FILES, each path valid and distinct from main.py and the
+ * prelude, total bytes within l->tmpfs_mb. On violation writes "files[2].path: '..' is not
+ * allowed" to why and returns -1. sbx_start() checks again. */
+int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *why,
+                    size_t whylen);
 
 typedef struct {
     char *data;      /* captured bytes (head), NUL-terminated for convenience; may hold NULs */
@@ -62,8 +93,14 @@ typedef struct {
     int exit_code;       /* -1 when killed by a signal */
     int signal;          /* 0 or the terminating signal of the job's main process */
     sbx_buf out, err;
-    uint64_t wall_ms, cpu_ms, max_rss_kb;
+    uint64_t wall_ms, cpu_ms, max_rss_kb; /* cgroup figures: the job's own, every process */
     char message[256];   /* why, for timeout/memory/internal; empty otherwise */
+    sbx_file *artifacts; /* regular files the job left in /work (not main.py, prelude, inputs
+                            unless changed), sorted by path; NULL when none */
+    size_t nartifacts;
+    bool artifacts_truncated; /* some were left out: over artifact_files/artifact_bytes, or
+                                 not a plain file (symlink, hard link, FIFO, device) */
+    const char *profile; /* the sandbox profile the job ran under (static string) */
 } sbx_result;
 
 typedef struct {
@@ -75,15 +112,49 @@ typedef struct {
      * runtime guard); it is written beside main.py as _codeq_prelude.py and is responsible
      * for running main.py as __main__. NULL: the interpreter runs main.py directly. */
     const char *prelude; size_t prelude_len;
+    /* Input files written into /work before the job starts (see sbx_file, sbx_files_check). */
+    const sbx_file *files; size_t nfiles;
 } sbx_job;
 
 /* Process-wide settings, fixed at start-up. */
 typedef struct {
     const char *python;   /* interpreter to exec; default /usr/bin/python3 */
-    const char *work_root;/* parent of per-job working directories; default /tmp/codeq */
+    const char *work_root;/* parent of per-job host staging directories; default /tmp/codeq */
+    /* "full" (default): every layer, fail closed. Weaker, for hosts that cannot do better,
+     * chosen by the operator on purpose and stated in every result:
+     *   "no-cgroup"  no cgroup: memory by RLIMIT_AS per process, pids by RLIMIT_NPROC only,
+     *                no total CPU bound, no peak memory or OOM record;
+     *   "no-seccomp" no system call filter. */
+    const char *profile;
+    const char *cgroup_parent; /* job cgroups are <parent>/job-<pid>-<n>; default "codeq" */
+    unsigned uid_base, uid_count; /* jobs run as uid (and gid) uid_base + slot, slot <
+                                     uid_count, so concurrent jobs differ; default 61000, 1000 */
+    /* "exec" (default): a fresh interpreter is exec'd per job. "zygote" (experimental, see
+     * docs/zygote.md): the job is forked from a pre-initialized interpreter process with the
+     * same layers, and execve/execveat denied. */
+    const char *isolation;
+    const char *zygote_path;    /* the codeq-zygote binary; default beside /proc/self/exe */
+    const char *zygote_preload; /* comma-separated modules the zygote imports once; NULL: none */
+    unsigned zygote_max_jobs;   /* restart a zygote after this many jobs; default 1000 */
+    unsigned zygote_max_age_s;  /* ... or after this many seconds; default 600 */
 } sbx_config;
 
 void sbx_config_default(sbx_config *c);
+/* Isolation modes known to this build, NULL-terminated: "exec", "zygote". */
+extern const char *const sbx_isolations[];
+/* The zygote process's entry point (the codeq-zygote binary): serves jobs on descriptor 3. */
+int sbx_zygote_serve(int argc, char **argv);
+/* Ends this process's zygotes (tests, shutdown); the next zygote job starts a fresh one. */
+void sbx_zygote_shutdown(void);
+/* Profile names known to this build, NULL-terminated. */
+extern const char *const sbx_profiles[];
+
+/* Start-up self-check: the profile is known, its layers can be set up on this host (cgroup
+ * controllers, seccomp, namespaces, the minimal root), and a trivial job runs confined as
+ * expected (unprivileged, no capabilities, no_new_privs, filtered). Returns 0, or -1 with
+ * e.g. "codeq: sandbox: cgroup create codeq/selfcheck: Permission denied" in why. The worker
+ * refuses to start on -1: jobs would all end internal_error. */
+int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen);
 
 typedef struct sbx_proc sbx_proc;
 

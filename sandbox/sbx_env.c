@@ -19,7 +19,7 @@ static int sbx_env_prepare(sbx_proc *p)
     static char opt_isolate[] = "-I", opt_nopyc[] = "-B", script[] = "main.py";
     static char prelude[] = SBX_PRELUDE_NAME;
 
-    snprintf(p->env_home, sizeof p->env_home, "HOME=%s", p->workdir);
+    snprintf(p->env_home, sizeof p->env_home, "HOME=/work"); /* sbx_fs.c */
     char **e = p->envp;
     *e++ = path;
     *e++ = p->env_home;

@@ -10,7 +10,8 @@
  * (sbx_proc.c has the order) and clones the main process, which execs the interpreter.
  * It reaps orphans until the main process exits or the parent says stop, then kills and
  * reaps everything left itself — so its rusage, which the parent reads with wait4(), covers
- * every process of the job — and reports the main's wait status on the report pipe; its own
+ * every process of the job — lets the layers take what they need from the dead job
+ * (artifacts: leave_init), and reports the main's wait status on the report pipe; its own
  * exit status repeats it (code, or 128 + signal). The kernel's kill-on-init-exit remains
  * the backstop.
  *
@@ -27,6 +28,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,6 +106,10 @@ static int sbx_init_job_main(void *arg)
     }
     if (sbx_layers_enter_main(p) < 0)
         _exit(SBX_MAIN_FAILED);
+    if (p->inproc) { /* zygote mode: no execve; it closes 3 and up itself */
+        sbx_inproc->run_main(p);
+        _exit(SBX_MAIN_FAILED);
+    }
     /* CLOEXEC rather than close: the report pipe must stay usable if execve fails. */
     if (close_range(SBX_FD_REPORT, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
         sbx_child_fail(p, errno, "close_range(CLOSE_RANGE_CLOEXEC)", NULL);
@@ -114,14 +120,26 @@ static int sbx_init_job_main(void *arg)
     _exit(SBX_EXEC_FAILED);
 }
 
+/* Zygote mode: the main process goes on on a copy of this (the zygote's) stack. */
+static pid_t sbx_init_fork_main(sbx_proc *p)
+{
+    pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, 0UL);
+    if (pid == 0)
+        _exit(sbx_init_job_main(p));
+    return pid;
+}
+
 typedef struct {
     pid_t pid;
     bool exited;
     int status;
+    int sigsys; /* reaped processes the seccomp filter killed (the main, orphans) */
 } sbx_init_main_proc;
 
 static void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
 {
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+        m->sigsys++;
     if (w == m->pid && !m->exited) {
         m->exited = true;
         m->status = st;
@@ -199,17 +217,19 @@ int sbx_init_main(void *arg)
         _exit(SBX_INIT_FAILED);
 
     char *main_stack_top = (char *)p->stack + 2 * SBX_STACK_SIZE;
-    sbx_init_main_proc m = {.pid = clone(sbx_init_job_main, main_stack_top, SIGCHLD, p)};
+    sbx_init_main_proc m = {.pid = p->inproc ? sbx_init_fork_main(p)
+                                             : clone(sbx_init_job_main, main_stack_top, SIGCHLD, p)};
     if (m.pid < 0) {
         sbx_child_fail(p, errno, "clone(main)", NULL);
         _exit(SBX_INIT_FAILED);
     }
     int rc = sbx_init_supervise(p, &m, sigfd);
     sbx_init_kill_all(&m);
-    if (rc < 0 || !m.exited)
+    if (rc < 0 || !m.exited || sbx_layers_leave_init(p) < 0)
         _exit(SBX_INIT_FAILED);
 
-    sbx_report r = {.kind = SBX_REPORT_EXIT, .wstatus = m.status};
+    sbx_report r = {.kind = SBX_REPORT_EXIT, .wstatus = m.status, .sigsys = m.sigsys,
+                    .skipped = p->artifacts_skipped};
     if (write(SBX_FD_REPORT, &r, sizeof r) != (ssize_t)sizeof r)
         _exit(SBX_INIT_FAILED);
     int st = m.status;

@@ -5,7 +5,9 @@
  *   prepare      parent, before clone: create what the child will need (dirs, pipes, argv)
  *   from_parent  parent, after clone, before the init is let go (cgroup attach will go here)
  *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process
- *   enter_main   the job's main process, just before execve (seccomp will be last here)
+ *   enter_main   the job's main process, just before execve (seccomp is last here)
+ *   leave_init   the init, once every other process of the job is dead (artifacts out)
+ *   account      parent, once the init is reaped, before the verdict (cgroup usage, OOM)
  *   collect      parent, after the init is reaped, in reverse order (close, remove)
  * A hook returns 0 or -1; a parent hook records the reason with sbx_fail(), a child hook sends
  * it to the parent with sbx_child_fail(). The order of the layers is in sbx_proc.c only.
@@ -43,16 +45,26 @@ enum { SBX_FD_REPORT = 3, SBX_FD_CTL = 4, SBX_FD_FIRST_FREE = 5 };
 enum { SBX_STOP_GRACE_MS = 1000 };
 
 /* Why the parent killed the job, if it did; the first reason wins. */
-typedef enum { SBX_KILL_NONE = 0, SBX_KILL_WALL, SBX_KILL_OUTPUT, SBX_KILL_INTERNAL } sbx_kill_reason;
+typedef enum {
+    SBX_KILL_NONE = 0,
+    SBX_KILL_WALL,
+    SBX_KILL_OUTPUT,
+    SBX_KILL_INTERNAL,
+    SBX_KILL_CPU, /* the cgroup's CPU time passed cpu_ms */
+} sbx_kill_reason;
 
 /* One message from the child on the report pipe; 256 bytes < PIPE_BUF, so writes are atomic. */
 enum { SBX_REPORT_FAIL = 1, SBX_REPORT_EXIT = 2 };
 typedef struct {
     int32_t kind;
     int32_t wstatus; /* SBX_REPORT_EXIT: wait status of the job's main process */
-    char msg[248];   /* SBX_REPORT_FAIL: "codeq: sandbox: mount(proc, /proc): ..." */
+    int32_t sigsys;  /* SBX_REPORT_EXIT: processes of the job the seccomp filter killed */
+    int32_t skipped; /* SBX_REPORT_EXIT: artifacts left out (not plain files, or over caps) */
+    char msg[240];   /* SBX_REPORT_FAIL: "codeq: sandbox: mount(proc, /proc): ..." */
 } sbx_report;
 _Static_assert(sizeof(sbx_report) <= PIPE_BUF, "report writes must stay atomic");
+
+typedef struct sbx_cgroup_ops sbx_cgroup_ops;
 
 typedef struct {
     int fd;          /* parent's read end, -1 once at EOF */
@@ -74,10 +86,42 @@ struct sbx_proc {
     size_t stdin_len;
     const char *prelude;     /* only valid during sbx_start; NULL: run main.py directly */
     size_t prelude_len;
+    const sbx_file *files;   /* only valid during sbx_start */
+    size_t nfiles;
+
+    /* the profile's layers (sbx_profile.c) */
+    const char *profile;
+    bool use_cgroup, use_seccomp;
 
     char python[PATH_MAX];
     char work_root[PATH_MAX];
-    char workdir[PATH_MAX];  /* empty until created */
+    char workdir[PATH_MAX];  /* host staging directory, empty until created: in/ out/ root/ */
+    char fs_in[PATH_MAX + 8], fs_out[PATH_MAX + 8], fs_root[PATH_MAX + 8];
+
+    /* sbx_fs.c, sbx_files.c */
+    char fs_passwd[256], fs_group[128], fs_tmpfs_opts[64];
+    int out_fd;              /* the init's descriptor on the staging out/ */
+    uint64_t copy_files_left, copy_bytes_left;
+    uint64_t *input_sums;    /* sbx_files.c: size and hash of each input, to tell changed ones */
+    char **input_paths;
+    size_t ninputs;
+
+    /* sbx_user.c */
+    char cgroup_parent[128];
+    unsigned uid_base, uid_count;
+    int uid_slot;            /* the flock()ed descriptor that holds our uid; -1: none */
+    uid_t uid;
+    gid_t gid;
+
+    /* sbx_cgroup*.c: backend state, and what the account hook read */
+    const sbx_cgroup_ops *cg_ops;
+    void *cg;
+    bool cg_have;            /* the figures below are the cgroup's */
+    uint64_t cg_peak_bytes, cg_cpu_ns, cg_oom_kills;
+    uint64_t cg_next_check_ms;
+
+    /* sbx_seccomp.c: the BPF program, built once per process */
+    const void *seccomp_prog;
 
     /* sbx_env.c: argv and envp for execve, built in the parent */
     char *argv[5];
@@ -105,12 +149,46 @@ struct sbx_proc {
     struct rusage ru;        /* of the init and every descendant it reaped */
     bool have_exit;          /* the init reported the main process's wait status */
     int main_wstatus;
+    int sigsys;              /* processes killed by the seccomp filter */
+    int artifacts_skipped;
 
     uint64_t t0_ms, end_ms;  /* CLOCK_MONOTONIC */
     sbx_kill_reason killed;
     uint64_t stop_ms;        /* when the init was asked to stop */
     const char *kill_stream; /* which stream overflowed */
+
+    /* sbx_zygote*.c: zygote mode. In the worker, `zy` is the zygote running this job and
+     * everything else above stays unused (the zygote runs the layers). In the zygote,
+     * `inproc` makes the main process run the interpreter in place instead of execve. */
+    struct sbx_zy *zy;
+    uint64_t zy_deadline_ms; /* the worker gives up on the zygote's answer here */
+    bool remote;             /* the worker's proc of a zygote job */
+    bool inproc;
 };
+
+/* Zygote mode, inside the zygote process (sbx_zygote_py.c sets these): fork hygiene around
+ * the clone of the init, and the job's main process's run of the interpreter, which never
+ * returns. NULL outside a zygote. */
+typedef struct {
+    void (*before_fork)(void);
+    void (*after_fork_parent)(void);
+    void (*run_main)(sbx_proc *p);
+} sbx_inproc_hooks;
+extern const sbx_inproc_hooks *sbx_inproc;
+
+/* sbx_zygote.c: the worker's side of a zygote job (sbx_proc.c calls these when zy is set). */
+int sbx_zygote_start(sbx_proc *p, const sbx_config *c, const sbx_job *job);
+int sbx_zygote_pollfd(const sbx_proc *p);
+void sbx_zygote_service(sbx_proc *p);
+void sbx_zygote_kill(sbx_proc *p, const char *why);
+void sbx_zygote_finish(sbx_proc *p);
+
+/* sbx_zygote_wire.c: a job to the zygote and a result back, each in a sealed memfd. */
+int sbx_wire_put_job(const sbx_job *job, char *why, size_t whylen);
+int sbx_wire_get_job(int fd, sbx_job *job, void **map, size_t *maplen, sbx_file **files,
+                     char *why, size_t whylen);
+int sbx_wire_put_result(const sbx_result *r, char *why, size_t whylen);
+int sbx_wire_get_result(int fd, sbx_result *r, char *why, size_t whylen);
 
 typedef struct {
     const char *name;
@@ -120,16 +198,48 @@ typedef struct {
     int (*from_parent)(sbx_proc *p);
     int (*enter_init)(sbx_proc *p);
     int (*enter_main)(sbx_proc *p);
+    int (*leave_init)(sbx_proc *p);
+    int (*account)(sbx_proc *p);
     int (*collect)(sbx_proc *p);
 } sbx_layer;
 
 extern const sbx_layer sbx_layer_workdir, sbx_layer_capture, sbx_layer_env, sbx_layer_scrub,
-    sbx_layer_mnt, sbx_layer_net, sbx_layer_uts, sbx_layer_rlimits;
+    sbx_layer_mnt, sbx_layer_net, sbx_layer_uts, sbx_layer_rlimits, sbx_layer_fs,
+    sbx_layer_files, sbx_layer_user, sbx_layer_cgroup, sbx_layer_seccomp;
+
+/* A cgroup backend (sbx_cgroup.c: v1, sbx_cgroup2.c: v2), chosen once per process by
+ * sbx_cgroup_backend(). Parent side only; every hook returns 0 or -1 with sbx_fail(). */
+struct sbx_cgroup_ops {
+    const char *name;          /* "cgroup-v1", "cgroup-v2" */
+    int (*create)(sbx_proc *p);      /* make the job's cgroup with its limits */
+    int (*attach)(sbx_proc *p);      /* move the init in, before it is let go */
+    int (*cpu_ns)(sbx_proc *p, uint64_t *ns); /* CPU so far, cheap: polled while running */
+    int (*account)(sbx_proc *p);     /* peak memory, CPU, OOM kills into p->cg_* */
+    int (*destroy)(sbx_proc *p);     /* kill what is left, remove the cgroup */
+    int (*probe)(const char *parent, char *why, size_t whylen); /* self-check */
+};
+
+extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
+/* The backend for this host, or NULL with the reason (e.g. no cgroup file system). */
+const sbx_cgroup_ops *sbx_cgroup_backend(char *why, size_t whylen);
+/* libcgroup's error for rc, with errno when it says ECGOTHER. */
+const char *sbx_cgroup_strerror(int rc);
+/* Self-check shared by both backends: creates and removes the described cgroup `name`,
+ * freeing cg; 0, or -1 with the reason in why. */
+struct cgroup;
+int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
+
+/* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
+bool sbx_cgroup_cpu_over(sbx_proc *p);
+
+/* sbx_profile.c: which layers a profile turns on; -1 for an unknown name. */
+int sbx_profile_apply(sbx_proc *p, const char *name);
 
 /* sbx_proc.c: walk the layers in their one order. */
 int sbx_layers_clone_flags(char *names, size_t n);
 int sbx_layers_enter_init(sbx_proc *p);
 int sbx_layers_enter_main(sbx_proc *p);
+int sbx_layers_leave_init(sbx_proc *p);
 
 /* sbx_err.c */
 void sbx_errfmt(char *dst, size_t n, int err, const char *const *parts);
@@ -155,6 +265,14 @@ bool sbx_capture_overflow(sbx_proc *p);
 
 /* sbx_workdir.c */
 int sbx_rmtree(const char *path, char *why, size_t whylen);
+
+/* sbx_files.c: copies that the init makes without malloc. */
+int sbx_files_copy_in(sbx_proc *p, int src_dfd, int dst_dfd);
+int sbx_files_copy_out(sbx_proc *p, int src_dfd, int dst_dfd, int *skipped);
+bool sbx_path_ok(const char *path, char *why, size_t whylen);
+
+/* sbx_user.c */
+void sbx_user_release(sbx_proc *p);
 
 /* sbx_verdict.c */
 void sbx_verdict(sbx_proc *p);

@@ -19,6 +19,9 @@ void sbx_limits_default(sbx_limits *l)
         .output_bytes = 64 * 1024,
         .file_mb = 16,
         .open_files = 64,
+        .tmpfs_mb = 64,
+        .artifact_files = 16,
+        .artifact_bytes = 1024 * 1024,
     };
 }
 
@@ -32,6 +35,9 @@ void sbx_limits_max(sbx_limits *l)
         .output_bytes = 16 * 1024 * 1024,
         .file_mb = 256,
         .open_files = 1024,
+        .tmpfs_mb = 1024,
+        .artifact_files = 256,
+        .artifact_bytes = 16 * 1024 * 1024,
     };
 }
 
@@ -48,6 +54,9 @@ int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size
         {"output_bytes", l->output_bytes, max->output_bytes},
         {"file_mb", l->file_mb, max->file_mb},
         {"open_files", l->open_files, max->open_files},
+        {"tmpfs_mb", l->tmpfs_mb, max->tmpfs_mb},
+        {"artifact_files", l->artifact_files, max->artifact_files},
+        {"artifact_bytes", l->artifact_bytes, max->artifact_bytes},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (f[i].v == 0) {
@@ -74,6 +83,7 @@ const char *sbx_status_name(sbx_status s)
         [SBX_OUTPUT_LIMIT] = "output_limit",
         [SBX_SIGNAL] = "signal",
         [SBX_INTERNAL] = "internal_error",
+        [SBX_SECCOMP] = "seccomp_violation",
     };
     if ((unsigned)s < sizeof names / sizeof names[0])
         return names[s];
@@ -84,4 +94,13 @@ void sbx_config_default(sbx_config *c)
 {
     c->python = "/usr/bin/python3";
     c->work_root = "/tmp/codeq";
+    c->profile = "full";
+    c->cgroup_parent = "codeq";
+    c->uid_base = 61000;
+    c->uid_count = 1000;
+    c->isolation = "exec";
+    c->zygote_path = NULL;
+    c->zygote_preload = NULL;
+    c->zygote_max_jobs = 1000;
+    c->zygote_max_age_s = 600;
 }

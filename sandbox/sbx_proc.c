@@ -29,19 +29,23 @@ static const sbx_layer sbx_layer_ipc = {
     .clone_flag_name = "CLONE_NEWIPC",
 };
 
-/* The order hooks run in (collect: reverse). Later layers slot in here: cgroup (from_parent),
- * pivot_root (with mnt), uid/caps drop, seccomp (last enter_main). */
+/* The order hooks run in (collect: reverse). */
 static const sbx_layer *const sbx_layers[] = {
-    &sbx_layer_workdir, /* fresh directory with main.py: cwd and HOME */
+    &sbx_layer_workdir, /* host staging directory: in/ (main.py, inputs), out/, root/ */
+    &sbx_layer_files,   /* input bookkeeping; artifacts loaded from out/ (collect) */
     &sbx_layer_capture, /* stdin memfd, stdout/stderr pipes */
     &sbx_layer_env,     /* argv, environment from scratch */
     &sbx_layer_scrub,   /* the init hides the worker's argv and environment */
+    &sbx_layer_user,    /* a uid of the job's own; caps, no_new_privs (enter_main) */
+    &sbx_layer_cgroup,  /* memory, pids, cpu: created, the init attached before it goes */
     &sbx_layer_pid,     /* our init is pid 1 */
-    &sbx_layer_mnt,     /* private propagation, fresh /proc */
+    &sbx_layer_mnt,     /* private propagation */
+    &sbx_layer_fs,      /* minimal root, tmpfs /work, /dev, /proc; pivot_root; artifacts */
     &sbx_layer_net,     /* no network */
     &sbx_layer_ipc,
     &sbx_layer_uts,     /* hostname "codeq" */
-    &sbx_layer_rlimits, /* memory, cpu, files, processes */
+    &sbx_layer_rlimits, /* per process: cpu, files, processes (enter_main) */
+    &sbx_layer_seccomp, /* last before execve */
 };
 enum { SBX_NLAYERS = sizeof sbx_layers / sizeof sbx_layers[0] };
 
@@ -75,6 +79,15 @@ static SBX_LAYERS_WALK(sbx_layers_prepare, prepare)
 static SBX_LAYERS_WALK(sbx_layers_from_parent, from_parent)
 SBX_LAYERS_WALK(sbx_layers_enter_init, enter_init)
 SBX_LAYERS_WALK(sbx_layers_enter_main, enter_main)
+SBX_LAYERS_WALK(sbx_layers_leave_init, leave_init)
+
+/* Every layer accounts even if an earlier one failed; the first failure is kept. */
+static void sbx_layers_account(sbx_proc *p)
+{
+    for (int i = 0; i < SBX_NLAYERS; i++)
+        if (sbx_layers[i]->account)
+            sbx_layers[i]->account(p);
+}
 
 /* Every layer collects even if an earlier one failed; the first failure is kept. */
 static void sbx_layers_collect(sbx_proc *p)
@@ -107,7 +120,8 @@ static sbx_proc *sbx_proc_new(void)
     }
     p->out = (sbx_stream){.fd = -1, .buf = &p->res.out, .alloc = 1, .name = "stdout"};
     p->err = (sbx_stream){.fd = -1, .buf = &p->res.err, .alloc = 1, .name = "stderr"};
-    p->stdin_fd = p->out_wr = p->err_wr = -1;
+    p->stdin_fd = p->out_wr = p->err_wr = p->out_fd = -1;
+    p->uid_slot = -1;
     p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
     p->res.exit_code = -1;
     return p;
@@ -124,14 +138,33 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
         sbx_copy(p, p->work_root, sizeof p->work_root, c->work_root ? c->work_root : def.work_root,
                  "config.work_root") < 0)
         return -1;
-    if (!job || (!job->code && job->code_len) || (!job->stdin_data && job->stdin_len))
-        return sbx_fail(p, EINVAL, "job: missing, or a NULL code/stdin_data with a length");
+    if (sbx_profile_apply(p, c->profile ? c->profile : def.profile) < 0)
+        return sbx_fail(p, 0, "unknown sandbox profile '%s'", c->profile);
+    p->res.profile = p->profile;
+    if (sbx_copy(p, p->cgroup_parent, sizeof p->cgroup_parent,
+                 c->cgroup_parent ? c->cgroup_parent : def.cgroup_parent,
+                 "config.cgroup_parent") < 0)
+        return -1;
+    p->inproc = sbx_inproc != NULL;
+    const char *iso = c->isolation ? c->isolation : "exec";
+    if (strcmp(iso, "exec") != 0 && strcmp(iso, "zygote") != 0)
+        return sbx_fail(p, 0, "unknown isolation '%s' (known: exec, zygote)", iso);
+    p->remote = !p->inproc && strcmp(iso, "zygote") == 0;
+    p->uid_base = c->uid_base ? c->uid_base : def.uid_base;
+    p->uid_count = c->uid_count ? c->uid_count : def.uid_count;
+    if (!job || (!job->code && job->code_len) || (!job->stdin_data && job->stdin_len) ||
+        (!job->files && job->nfiles))
+        return sbx_fail(p, EINVAL, "job: missing, or a NULL code/stdin_data/files with a length");
     p->limits = job->limits;
     sbx_limits max;
     sbx_limits_max(&max);
-    char why[120];
+    char why[160];
     if (sbx_limits_check(&p->limits, &max, why, sizeof why) < 0)
         return sbx_fail(p, 0, "%s", why);
+    if (sbx_files_check(job->files, job->nfiles, &p->limits, why, sizeof why) < 0)
+        return sbx_fail(p, 0, "%s", why);
+    p->files = job->files;
+    p->nfiles = job->nfiles;
     p->job_id = job->job_id;
     p->code = job->code ? job->code : "";
     p->code_len = job->code_len;
@@ -169,6 +202,7 @@ static void sbx_proc_conclude(sbx_proc *p)
 {
     sbx_capture_read(p, true);
     sbx_spawn_read_reports(p);
+    sbx_layers_account(p);
     sbx_verdict(p);
     p->done = true;
 }
@@ -178,10 +212,18 @@ sbx_proc *sbx_start(const sbx_config *c, const sbx_job *job)
     sbx_proc *p = sbx_proc_new();
     if (!p)
         return NULL;
-    if (sbx_proc_accept(p, c, job) == 0 && sbx_layers_prepare(p) == 0 && sbx_spawn(p) == 0 &&
+    if (sbx_proc_accept(p, c, job) == 0 && p->remote) {
+        /* The zygote runs the layers (sbx_zygote.c); a failed hand-over is done at once. */
+        sbx_zygote_start(p, c, job);
+        p->job_id = p->code = p->stdin_data = p->prelude = NULL;
+        p->files = NULL;
+        return p;
+    }
+    if (!p->failed && sbx_layers_prepare(p) == 0 && sbx_spawn(p) == 0 &&
         sbx_layers_from_parent(p) == 0)
         sbx_spawn_go(p);
     p->job_id = p->code = p->stdin_data = p->prelude = NULL;
+    p->files = NULL;
     if (p->failed) {
         /* Nothing of the job ran yet: no usage to keep, SIGKILL at once. */
         p->killed = SBX_KILL_INTERNAL;
@@ -197,6 +239,12 @@ int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max)
     int n = 0;
     if (p->done)
         return 0;
+    if (p->remote) {
+        if (max < 1)
+            return 0;
+        fds[0] = (struct pollfd){.fd = sbx_zygote_pollfd(p), .events = POLLIN};
+        return 1;
+    }
     int want[] = {p->out.fd, p->err.fd, p->report_rd};
     for (size_t i = 0; i < sizeof want / sizeof want[0] && n < max; i++)
         if (want[i] >= 0)
@@ -209,6 +257,8 @@ int sbx_timeout_ms(const sbx_proc *p)
     if (p->done)
         return 0;
     uint64_t now = sbx_now_ms();
+    if (p->remote)
+        return now >= p->zy_deadline_ms ? 0 : (int)(p->zy_deadline_ms - now);
     if (p->report_rd < 0) /* the init closed the report pipe: its exit is microseconds away */
         return 1;
     if (p->stop_ms) { /* the report pipe's EOF wakes the caller at the exit; this is for the SIGKILL */
@@ -216,6 +266,8 @@ int sbx_timeout_ms(const sbx_proc *p)
         return now >= kill_at ? 100 : (int)(kill_at - now);
     }
     uint64_t deadline = p->t0_ms + p->limits.wall_ms;
+    if (p->cg_next_check_ms && !p->have_exit && p->cg_next_check_ms < deadline) /* total CPU */
+        deadline = p->cg_next_check_ms;
     if (now >= deadline)
         return 0;
     return deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now);
@@ -225,6 +277,10 @@ void sbx_service(sbx_proc *p)
 {
     if (p->done)
         return;
+    if (p->remote) {
+        sbx_zygote_service(p);
+        return;
+    }
     sbx_capture_read(p, false);
     sbx_spawn_read_reports(p);
     if (p->failed)
@@ -233,6 +289,8 @@ void sbx_service(sbx_proc *p)
         sbx_proc_kill(p, SBX_KILL_OUTPUT);
     else if (!p->killed && !p->have_exit && sbx_now_ms() >= p->t0_ms + p->limits.wall_ms)
         sbx_proc_kill(p, SBX_KILL_WALL);
+    else if (!p->killed && !p->have_exit && sbx_cgroup_cpu_over(p))
+        sbx_proc_kill(p, SBX_KILL_CPU);
     if (p->stop_ms && sbx_now_ms() >= p->stop_ms + SBX_STOP_GRACE_MS)
         sbx_spawn_kill(p);
     if (sbx_spawn_reap(p, false))
@@ -248,6 +306,10 @@ void sbx_kill(sbx_proc *p, const char *why)
 {
     if (p->done)
         return;
+    if (p->remote) {
+        sbx_zygote_kill(p, why);
+        return;
+    }
     if (!p->failed) {
         snprintf(p->res.message, sizeof p->res.message, "%s", why ? why : SBX_PREFIX "killed");
         p->res.status = SBX_INTERNAL;
@@ -258,6 +320,12 @@ void sbx_kill(sbx_proc *p, const char *why)
 
 void sbx_finish(sbx_proc *p, sbx_result *out)
 {
+    if (p->remote) {
+        sbx_zygote_finish(p);
+        *out = p->res;
+        free(p);
+        return;
+    }
     if (!p->done) {
         sbx_kill(p, SBX_PREFIX "job finished before it was done");
         sbx_proc_wait_gone(p);
@@ -300,4 +368,11 @@ void sbx_result_free(sbx_result *r)
     free(r->err.data);
     r->out.data = r->err.data = NULL;
     r->out.len = r->err.len = 0;
+    for (size_t i = 0; i < r->nartifacts; i++) {
+        free((char *)r->artifacts[i].path);
+        free((char *)r->artifacts[i].data);
+    }
+    free(r->artifacts);
+    r->artifacts = NULL;
+    r->nartifacts = 0;
 }

@@ -1,20 +1,18 @@
-/* sbx_rlimits.c: per-process resource limits, set in the init and inherited by the job.
+/* sbx_rlimits.c: per-process resource limits, set in the job's main process before execve
+ * and inherited by everything it starts (the init, our own code, has none of them).
  *
- * - RLIMIT_AS bounds each process's address space (memory_mb). It is a per-process, virtual
- *   measure: a job of many processes can use memory_mb each, and threads cost their stacks
- *   (8 MB each). /usr/bin/python3 -I starts in about 14 MB, so 50 MB leaves ~35 MB of heap.
- *   The cgroup memory controller replaces this as the real bound later.
+ * - Memory: the cgroup is the bound (sbx_cgroup*.c) — it counts real memory of the whole
+ *   job, which is what users mean. RLIMIT_AS counts address space per process: Python
+ *   threads reserve 8 MB stacks each, so at 50 MB it allowed about four threads. It is set
+ *   only when there is no memory cgroup (profile "no-cgroup"), to memory_mb as before.
  * - RLIMIT_CPU: soft limit ceil(cpu_ms/1000) s sends SIGXCPU, hard = soft + 1 s sends SIGKILL
- *   to a job that ignores SIGXCPU. Both end as SBX_TIMEOUT (sbx_verdict.c).
- * - RLIMIT_NPROC (pids) counts every process of the real uid on the host and the kernel does
- *   not enforce it for root (CAP_SYS_RESOURCE / CAP_SYS_ADMIN) — i.e. not at all in this
- *   slice. It is set anyway for when the job runs under its own uid; the cgroup pids
- *   controller is the real bound later. Until then a fork bomb is bounded only by the wall
- *   limit and the host's pid_max.
+ *   to a job that ignores SIGXCPU; both end as SBX_TIMEOUT. Per process, so the cgroup's
+ *   total (polled by the parent) is what bounds a job of many processes.
+ * - RLIMIT_NPROC (pids): per real uid on the host; each running job has a uid of its own
+ *   (sbx_user.c), so it is a per-job bound now, behind the pids cgroup.
  * - RLIMIT_FSIZE (file_mb): writes past it fail with EFBIG (Python ignores SIGXFSZ).
  * - RLIMIT_NOFILE (open_files), RLIMIT_CORE 0: no core files of hostile processes.
- * Hard limits equal soft ones (except CPU), so the job cannot raise them — once it is no
- * longer root; as root it still can in this slice.
+ * Hard limits equal soft ones (except CPU); the job, without capabilities, cannot raise them.
  */
 #include "sbx_int.h"
 
@@ -29,14 +27,15 @@ static int sbx_rlimit(sbx_proc *p, int res, const char *name, rlim_t soft, rlim_
     return 0;
 }
 
-static int sbx_rlimits_enter_init(sbx_proc *p)
+static int sbx_rlimits_enter_main(sbx_proc *p)
 {
     const sbx_limits *l = &p->limits;
     rlim_t mem = (rlim_t)l->memory_mb << 20;
     rlim_t cpu = ((rlim_t)l->cpu_ms + 999) / 1000;
     rlim_t fsize = (rlim_t)l->file_mb << 20;
-    if (sbx_rlimit(p, RLIMIT_AS, "RLIMIT_AS", mem, mem) < 0 ||
-        sbx_rlimit(p, RLIMIT_CPU, "RLIMIT_CPU", cpu, cpu + 1) < 0 ||
+    if (!p->use_cgroup && sbx_rlimit(p, RLIMIT_AS, "RLIMIT_AS", mem, mem) < 0)
+        return -1;
+    if (sbx_rlimit(p, RLIMIT_CPU, "RLIMIT_CPU", cpu, cpu + 1) < 0 ||
         sbx_rlimit(p, RLIMIT_NPROC, "RLIMIT_NPROC", l->pids, l->pids) < 0 ||
         sbx_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", fsize, fsize) < 0 ||
         sbx_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", l->open_files, l->open_files) < 0 ||
@@ -47,5 +46,5 @@ static int sbx_rlimits_enter_init(sbx_proc *p)
 
 const sbx_layer sbx_layer_rlimits = {
     .name = "rlimits",
-    .enter_init = sbx_rlimits_enter_init,
+    .enter_main = sbx_rlimits_enter_main,
 };

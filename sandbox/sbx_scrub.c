@@ -9,9 +9,10 @@
  * the same addresses), and the init writes through /proc/self/mem, which answers EIO on a
  * bad address instead of crashing. PR_SET_MM could re-point the kernel's record instead, but
  * it needs CAP_SYS_RESOURCE, which is not granted everywhere (this VM's root lacks it).
- * Not closed in this slice: the job still runs as root with every capability, so it can read
- * /proc/1/mem (the worker's memory as of the clone) or anything else of the host. The uid
- * and capability drop closes that; exec'ing a separate init binary would close it for good.
+ * Behind this, since the confinement work: the job runs under another uid without
+ * capabilities (sbx_user.c) and its /proc has hidepid=2 (sbx_fs.c), so it cannot even see
+ * /proc/1; the scrub is what still protects a weaker profile or a future kernel bug. Exec'ing
+ * a separate init binary would remove the worker's memory from the init altogether.
  */
 #include "sbx_int.h"
 

@@ -22,10 +22,10 @@
  * pidfd, where the kernel has one, makes the SIGKILL immune to pid reuse.
  * Usage is wait4() on the init: it has reaped every process of the job by then, so its
  * rusage covers them all (an init that had to be SIGKILLed loses what it had not reaped).
- * Its max RSS is inflated by the worker's resident anonymous memory: the init is a
+ * Its max RSS is inflated by the worker's resident anonymous memory (the init is a
  * copy-on-write clone of the worker, and so is the main process until execve, whose
- * high-water mark the kernel keeps. Exact figures need an exec'd init or the memory
- * cgroup's peak, both due with the confinement work.
+ * high-water mark the kernel keeps): the verdict prefers the memory cgroup's peak and CPU
+ * figures when there is a cgroup (sbx_cgroup*.c).
  */
 #include "sbx_int.h"
 
@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,22 @@ static int sbx_spawn_channels(sbx_proc *p)
     return 0;
 }
 
+/* Zygote mode (sbx_zygote_serve.c): the init is a fork-like clone that goes on on a copy of
+ * the zygote's own stack, so that the job's main process, forked from it the same way, runs
+ * the interpreter on a full-size stack. The zygote is single-threaded, so this is safe;
+ * Python's own fork hygiene brackets it. */
+static pid_t sbx_spawn_fork_init(sbx_proc *p, int flags)
+{
+    sbx_inproc->before_fork();
+    pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0UL);
+    if (pid == 0)
+        _exit(sbx_init_main(p));
+    int err = errno;
+    sbx_inproc->after_fork_parent();
+    errno = err;
+    return pid;
+}
+
 int sbx_spawn(sbx_proc *p)
 {
     if (sbx_spawn_channels(p) < 0)
@@ -77,7 +94,8 @@ int sbx_spawn(sbx_proc *p)
     char names[160];
     int flags = sbx_layers_clone_flags(names, sizeof names);
     p->t0_ms = sbx_now_ms();
-    pid_t pid = clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
+    pid_t pid = p->inproc ? sbx_spawn_fork_init(p, flags)
+                          : clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
     int err = errno;
     /* The child has its own copy of the stacks and of the ends it keeps. */
     munmap(p->stack, p->stack_len);
@@ -185,6 +203,8 @@ void sbx_spawn_read_reports(sbx_proc *p)
         } else if (r.kind == SBX_REPORT_EXIT) {
             p->have_exit = true;
             p->main_wstatus = r.wstatus;
+            p->sigsys = r.sigsys;
+            p->artifacts_skipped = r.skipped;
         }
     }
 }

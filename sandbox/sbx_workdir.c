@@ -1,4 +1,9 @@
-/* sbx_workdir.c: a fresh private directory per job, holding main.py; the job's cwd and HOME.
+/* sbx_workdir.c: a fresh host staging directory per job — in/, out/ and root/.
+ *
+ * in/ holds main.py, the prelude and the input files, written here by the parent and copied
+ * by the init into the job's own tmpfs (/work, see sbx_fs.c); out/ receives the artifacts the
+ * init copies back; root/ is the mount point of the job's new root, which only the job's
+ * mount namespace ever sees mounted. The job itself never sees this directory.
  *
  * The root (default /tmp/codeq) is made 0700 and must be a real directory owned by us: /tmp
  * is world-writable, and a directory or symlink planted there by someone else must not become
@@ -55,10 +60,28 @@ static void sbx_workdir_sanitize(const char *id, char *dst, size_t n)
     dst[k] = '\0';
 }
 
+/* Creates the directories of a validated relative path (sbx_path_ok) under in/. */
+static int sbx_workdir_parents(sbx_proc *p, const char *name)
+{
+    char path[PATH_MAX + 300];
+    int n = snprintf(path, sizeof path, "%s/%s", p->fs_in, name);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return sbx_fail(p, ENAMETOOLONG, "input %s", name);
+    for (char *s = path + strlen(p->fs_in) + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return sbx_fail(p, errno, "mkdir(%s)", path);
+        *s = '/';
+    }
+    return 0;
+}
+
 static int sbx_workdir_write(sbx_proc *p, const char *name, const char *data, size_t len)
 {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/%s", p->workdir, name);
+    char path[PATH_MAX + 300];
+    if (sbx_workdir_parents(p, name) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/%s", p->fs_in, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return sbx_fail(p, errno, "open(%s)", path);
@@ -91,16 +114,19 @@ static int sbx_workdir_prepare(sbx_proc *p)
     if (!mkdtemp(tmpl))
         return sbx_fail(p, errno, "mkdtemp(%s)", tmpl);
     memcpy(p->workdir, tmpl, (size_t)n + 1);
+    snprintf(p->fs_in, sizeof p->fs_in, "%s/in", p->workdir);
+    snprintf(p->fs_out, sizeof p->fs_out, "%s/out", p->workdir);
+    snprintf(p->fs_root, sizeof p->fs_root, "%s/root", p->workdir);
+    const char *dirs[] = {p->fs_in, p->fs_out, p->fs_root};
+    for (int i = 0; i < 3; i++)
+        if (mkdir(dirs[i], 0700) < 0)
+            return sbx_fail(p, errno, "mkdir(%s)", dirs[i]);
     if (p->prelude && sbx_workdir_write(p, SBX_PRELUDE_NAME, p->prelude, p->prelude_len) < 0)
         return -1;
+    for (size_t i = 0; i < p->nfiles; i++)
+        if (sbx_workdir_write(p, p->files[i].path, p->files[i].data, p->files[i].len) < 0)
+            return -1;
     return sbx_workdir_write(p, "main.py", p->code, p->code_len);
-}
-
-static int sbx_workdir_enter_init(sbx_proc *p)
-{
-    if (chdir(p->workdir) < 0)
-        return sbx_child_fail(p, errno, "chdir(", p->workdir, ")", NULL);
-    return 0;
 }
 
 static int sbx_workdir_collect(sbx_proc *p)
@@ -117,7 +143,6 @@ static int sbx_workdir_collect(sbx_proc *p)
 const sbx_layer sbx_layer_workdir = {
     .name = "workdir",
     .prepare = sbx_workdir_prepare,
-    .enter_init = sbx_workdir_enter_init,
     .collect = sbx_workdir_collect,
 };
 

@@ -20,7 +20,7 @@ brokers=$(head -n 1 "$tmp/broker.out")
 echo "== development broker (librdkafka mock cluster) at $brokers"
 
 for w in worker-1 worker-2; do
-  build/codeq worker -b "$brokers" --worker-id "$w" >"$tmp/$w.log" 2>&1 & pids+=($!)
+  build/codeq worker -b "$brokers" --worker-id "$w" --instance-id "$w" >"$tmp/$w.log" 2>&1 & pids+=($!)
 done
 echo "== two workers started; submitting examples/*.py"
 rc=0

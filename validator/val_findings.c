@@ -25,6 +25,7 @@ void val_utf8_trim(char *s) {
 
 static void vadd(val_ctx *c, const char *rule, int line, int col, int end_line, int end_col,
                  const char *fmt, va_list ap) {
+    if (val_rule_disabled(c->policy, rule)) return; /* the operator turned this rule off */
     if (c->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 8;
         val_finding *items = realloc(c->items, cap * sizeof *items);
@@ -112,6 +113,8 @@ void val_ctx_free(val_ctx *c) {
     free(c->items);
     free(c->os_names);
     free(c->os_uses);
+    free(c->mod_uses);
+    free(c->exempt);
     memset(c, 0, sizeof *c);
 }
 

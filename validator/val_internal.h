@@ -17,11 +17,48 @@
 
 #include "validator.h"
 
-/* Deeper than this many nested AST nodes is reported as `too-deep` and not examined further.
- * The walk uses a heap stack, so this is not about the C stack; it bounds the work per job and
- * no program a person or model writes on purpose comes near it (CPython's tokenizer already
- * stops at 200 nested brackets; long `a + b + ...` chains are what gets this deep). */
+/* Default nesting limit (policy limits.max_depth). Deeper is reported as `too-deep` and not
+ * examined further. The walk uses a heap stack, so this is not about the C stack; it bounds the
+ * work per job and no program a person or model writes on purpose comes near it (CPython's
+ * tokenizer already stops at 200 nested brackets; long `a + b + ...` chains are what gets this
+ * deep). */
 #define VAL_MAX_DEPTH 1000
+#define VAL_MAX_NODES 200000
+#define VAL_MAX_BYTES (256 * 1024)
+
+/* Attributes a policy allows on one module (module_attributes). */
+typedef struct {
+    char *module;
+    char **names;
+    size_t count;
+} val_modattrs;
+
+struct val_policy {
+    char name[64];
+    char **modules;             /* top-level names */
+    size_t nmodules;
+    val_modattrs *attrs;        /* module_attributes: the only attributes allowed */
+    size_t nattrs;
+    val_modattrs *deny;         /* denied_attributes: attributes refused on a module */
+    size_t ndeny;
+    char **disabled;            /* rule ids the operator turned off */
+    size_t ndisabled;
+    int files_workdir, allow_input, guard;
+    unsigned long long serial;  /* unique per loaded policy: the verdict cache's key */
+    size_t max_bytes, max_nodes;
+    int max_depth;
+    char *guard_src;            /* policy header + val_guard.py; NULL when guard is off */
+    size_t guard_len;
+
+    /* Built on first use with the GIL held (val_modules.c); owned references. */
+    int py_state;               /* 0 not built, 1 built, -1 failed */
+    PyObject *allowed;          /* frozenset of top-level module names */
+    PyObject *restricted;       /* dict: module name -> frozenset of allowed attributes */
+    PyObject *denied_attrs;     /* dict: module name -> frozenset of denied attributes */
+    PyObject *subs;             /* dict: module name -> dict attr -> allowed submodule name */
+    PyObject *escapes;          /* dict: module name -> dict attr -> module name not allowed */
+    PyObject *denied_builtins;  /* frozenset: call-denied names under this policy */
+};
 
 typedef struct {
     PyObject *compile;      /* builtins.compile */
@@ -31,11 +68,15 @@ typedef struct {
     PyObject *field_cache;  /* dict: AST node type -> its _fields tuple */
 
     PyTypeObject *t_ast, *t_import, *t_importfrom, *t_call, *t_name, *t_attribute,
-        *t_functiondef, *t_asyncfunctiondef, *t_classdef;
+        *t_functiondef, *t_asyncfunctiondef, *t_classdef, *t_constant, *t_load, *t_starred, *t_matchclass;
+
+    PyObject *harmless_dunders;  /* frozenset: dunder attributes any program may use */
+    PyObject *introspection;     /* frozenset: frame/code/traceback/generator internals */
+    PyObject *getattr_family;    /* frozenset: getattr, setattr, delattr, hasattr */
 
     PyObject *s_fields, *s_lineno, *s_col_offset, *s_end_lineno, *s_end_col_offset, *s_names,
         *s_name, *s_asname, *s_module, *s_level, *s_func, *s_id, *s_value, *s_attr,
-        *s_decorator_list, *s_msg, *s_offset, *s_end_offset;
+        *s_decorator_list, *s_msg, *s_offset, *s_end_offset, *s_args, *s_ctx, *s_keywords, *s_dot, *s_kwd_attrs, *s_kwd_patterns;
 } val_py_state;
 
 /* Valid between a successful val_init() and val_shutdown(). */
@@ -48,8 +89,18 @@ typedef struct {
     PyObject *dict;    /* borrowed: the Attribute node's __dict__ */
 } val_os_use;
 
-/* Per-check state; every PyObject in it is borrowed from the tree, which outlives the check. */
+/* An attribute name used on an expression that may be a module (`random._os`,
+ * `getattr(queue, 'threading')`): judged after the walk, when every import binding is known. */
 typedef struct {
+    PyObject *value;   /* borrowed: the expression the attribute is taken from */
+    PyObject *attr;    /* borrowed: the attribute name (str) */
+    PyObject *pos;     /* borrowed: __dict__ of the node that carries the position */
+} val_mod_use;
+
+/* Per-check state; every PyObject in it is borrowed from the tree, which outlives the check,
+ * except `bindings`, which the check owns. */
+typedef struct {
+    const val_policy *policy;
     val_finding *items;
     size_t count, cap;
     int failed;              /* a finding could not be stored (out of memory) */
@@ -58,6 +109,12 @@ typedef struct {
     size_t os_count, os_cap;
     val_os_use *os_uses;
     size_t use_count, use_cap;
+
+    PyObject *bindings;      /* owned dict: name -> module name, from import statements */
+    val_mod_use *mod_uses;
+    size_t mod_count, mod_cap;
+    PyObject **exempt;       /* nodes a parent already judged (a callee, `x.__class__.__name__`) */
+    size_t exempt_count, exempt_cap;
 } val_ctx;
 
 /* val_findings.c */
@@ -71,6 +128,12 @@ void val_utf8_trim(char *s);
 /* "codeq: validator: <what>: <Type>: <message>" from the pending Python error, which is cleared. */
 void val_err_python(char *err, size_t errlen, const char *what);
 
+/* val_cache.c */
+int val_cache_key(const char *code, size_t len, unsigned char key[32]);
+/* 1 and a copy of the cached report in out, or 0 (miss). */
+int val_cache_get(const val_policy *p, const unsigned char key[32], val_report *out);
+void val_cache_put(const val_policy *p, const unsigned char key[32], const val_report *r);
+
 /* val_parse.c helpers for the rule files (all borrowed, NULL when absent or not that type). */
 PyObject *val_field(PyObject *dict, PyObject *name);
 /* The node's __dict__, borrowed: the node owns it and the tree outlives the check. */
@@ -78,10 +141,38 @@ PyObject *val_node_dict(PyObject *node);
 /* UTF-8 of a str (borrowed, cached on the object); NULL with a Python error set. */
 const char *val_str(PyObject *s, Py_ssize_t *len);
 
+/* val_policy.c / val_embed.c / val_modules.c */
+/* NULL-terminated name lists shared by the static rules and the runtime guard. */
+extern const char *const val_harmless_dunders[];
+extern const char *const val_introspection_names[];
+const char *val_guard_source(size_t *len);
+/* Builds the policy's Python tables once; 0, or -1 with a Python error set. */
+int val_policy_prepare(val_policy *p);
+void val_policy_release_py(val_policy *p);
+int val_rule_disabled(const val_policy *p, const char *rule);
+/* 1 when the node (an expression) is a module the program bound by import; *name is the
+ * module's name (borrowed). 0 when not, -1 with a Python error set. */
+int val_module_of(val_ctx *c, PyObject *node, PyObject **name);
+
 /* Rule families: called on every node, return 0, or -1 with a Python error set. */
 int val_rules_import_visit(val_ctx *c, PyObject *node, PyObject *dict);
 int val_rules_call_visit(val_ctx *c, PyObject *node, PyObject *dict);
+int val_rules_names_visit(val_ctx *c, PyObject *node, PyObject *dict);
 /* After the walk: attr-denied needs every alias of os first, they may follow the use. */
 int val_rules_call_finish(val_ctx *c);
+/* After the walk: module attribute uses against the import bindings. */
+int val_rules_module_finish(val_ctx *c);
+/* Judges `module.attr` (or `from module import attr`) now: module-private, module-attr-denied,
+ * module-escape. 0, or -1 with a Python error set. */
+int val_check_mod_attr(val_ctx *c, PyObject *module, PyObject *attr, PyObject *pos);
+/* Remembers a module attribute use for val_rules_module_finish. */
+int val_mod_use_add(val_ctx *c, PyObject *value, PyObject *attr, PyObject *pos);
+/* Marks a node as judged by its parent; val_exempt tells whether it was. */
+int val_exempt_add(val_ctx *c, PyObject *node);
+int val_exempt(val_ctx *c, PyObject *node);
+/* Checks one attribute name wherever it appears (Attribute node, getattr literal,
+ * attrgetter literal): dunder-attr, introspection-attr, private-attr. */
+void val_check_attr_name(val_ctx *c, PyObject *attr, const char *s, Py_ssize_t len,
+                         PyObject *pos, const char *how);
 
 #endif

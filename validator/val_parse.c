@@ -10,7 +10,8 @@
  *   validator's and is returned as an error.
  * - The walk is generic (each node's _fields, cached per type) so a rule family only looks at
  *   the node types it cares about and new families need no walker changes. It uses a heap stack,
- *   so a deep tree cannot overflow the C stack, and stops descending past VAL_MAX_DEPTH.
+ *   so a deep tree cannot overflow the C stack, and stops descending past the policy's
+ *   max_depth and counting past its max_nodes; a program over max_source_bytes is not parsed.
  */
 #include "val_internal.h"
 
@@ -118,7 +119,8 @@ static int parse_failed(val_ctx *c, char *err, size_t errlen) {
 /* ---- the walk ------------------------------------------------------------------------- */
 
 typedef struct {
-    PyObject *node; /* borrowed: owned by its parent, ultimately by the tree */
+    PyObject *node;   /* borrowed: owned by its parent, ultimately by the tree */
+    PyObject *parent; /* borrowed: the parent node, for findings on nodes without a position */
     int depth;
 } val_frame;
 
@@ -127,7 +129,7 @@ typedef struct {
     size_t n, cap;
 } val_stack;
 
-static int push(val_stack *s, PyObject *node, int depth) {
+static int push(val_stack *s, PyObject *node, PyObject *parent, int depth) {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         val_frame *v = realloc(s->v, cap * sizeof *v);
@@ -138,7 +140,7 @@ static int push(val_stack *s, PyObject *node, int depth) {
         s->v = v;
         s->cap = cap;
     }
-    s->v[s->n++] = (val_frame){node, depth};
+    s->v[s->n++] = (val_frame){node, parent, depth};
     return 0;
 }
 
@@ -162,7 +164,8 @@ static PyObject *fields_of(PyTypeObject *t) {
 static int is_node(PyObject *o) { return PyObject_TypeCheck(o, val_py.t_ast); }
 
 /* Pushes the node's children so they pop in field order (source order, mostly). */
-static int push_children(val_stack *s, PyObject *dict, PyObject *fields, int depth) {
+static int push_children(val_stack *s, PyObject *parent, PyObject *dict, PyObject *fields,
+                         int depth) {
     for (Py_ssize_t i = PyTuple_GET_SIZE(fields) - 1; i >= 0; i--) {
         PyObject *v = val_field(dict, PyTuple_GET_ITEM(fields, i));
         if (!v) {
@@ -172,19 +175,36 @@ static int push_children(val_stack *s, PyObject *dict, PyObject *fields, int dep
         if (PyList_Check(v)) {
             for (Py_ssize_t j = PyList_GET_SIZE(v) - 1; j >= 0; j--) {
                 PyObject *item = PyList_GET_ITEM(v, j);
-                if (is_node(item) && push(s, item, depth) < 0) return -1;
+                if (is_node(item) && push(s, item, parent, depth) < 0) return -1;
             }
-        } else if (is_node(v) && push(s, v, depth) < 0) {
+        } else if (is_node(v) && push(s, v, parent, depth) < 0) {
             return -1;
         }
     }
     return 0;
 }
 
+/* The node's own dict when it has a position, else its parent's: operators and contexts
+ * (Add, Load) carry none. Only called for a finding, so the hot path never looks. */
+static PyObject *where(PyObject *dict, PyObject *parent) {
+    PyObject *line = PyDict_GetItemWithError(dict, val_py.s_lineno);
+    PyErr_Clear();
+    return line || !parent ? dict : val_node_dict(parent);
+}
+
+static int visit(val_ctx *c, PyObject *node, PyObject *dict) {
+    if (val_rules_import_visit(c, node, dict) < 0 || val_rules_call_visit(c, node, dict) < 0 ||
+        val_rules_names_visit(c, node, dict) < 0)
+        return -1;
+    return 0;
+}
+
 static int walk(val_ctx *c, PyObject *tree) {
     val_stack s = {0};
-    int rc = push(&s, tree, 0);
+    int rc = push(&s, tree, NULL, 0);
     int deep_reported = 0;
+    size_t nodes = 0, max_nodes = c->policy->max_nodes;
+    int max_depth = c->policy->max_depth;
     while (rc == 0 && s.n > 0) {
         val_frame f = s.v[--s.n];
         PyObject *dict = val_node_dict(f.node);
@@ -192,22 +212,28 @@ static int walk(val_ctx *c, PyObject *tree) {
             rc = -1;
             break;
         }
-        if (f.depth > VAL_MAX_DEPTH) {
+        if (++nodes > max_nodes) {
+            /* Stop: the rest would be unexamined anyway, and the finding rejects the job. */
+            val_add_at(c, "limit-nodes", where(dict, f.parent),
+                       "program has more than %zu syntax tree nodes; it is not examined past "
+                       "here", max_nodes);
+            break;
+        }
+        if (f.depth > max_depth) {
             /* Once is enough: one deep chain would otherwise repeat this for every sibling. */
             if (!deep_reported)
-                val_add_at(c, "too-deep", dict,
+                val_add_at(c, "too-deep", where(dict, f.parent),
                            "program nests deeper than %d levels; it is not examined past here",
-                           VAL_MAX_DEPTH);
+                           max_depth);
             deep_reported = 1;
             continue;
         }
-        if (val_rules_import_visit(c, f.node, dict) < 0 ||
-            val_rules_call_visit(c, f.node, dict) < 0) {
+        if (visit(c, f.node, dict) < 0) {
             rc = -1;
             break;
         }
         PyObject *fields = fields_of(Py_TYPE(f.node));
-        if (!fields || push_children(&s, dict, fields, f.depth + 1) < 0) rc = -1;
+        if (!fields || push_children(&s, f.node, dict, fields, f.depth + 1) < 0) rc = -1;
     }
     free(s.v);
     return rc;
@@ -216,6 +242,15 @@ static int walk(val_ctx *c, PyObject *tree) {
 /* ---- val_check ------------------------------------------------------------------------ */
 
 static int check(val_ctx *c, const char *code, size_t len, char *err, size_t errlen) {
+    if (len > c->policy->max_bytes) {
+        val_add(c, "limit-bytes", 1, 1, 1, 1, "program of %zu bytes is larger than the %zu bytes "
+                "policy %s allows", len, c->policy->max_bytes, c->policy->name);
+        return 0;
+    }
+    if (val_policy_prepare((val_policy *)c->policy) < 0) {
+        val_err_python(err, errlen, "policy tables");
+        return -1;
+    }
     PyObject *src = PyBytes_FromStringAndSize(code, (Py_ssize_t)len);
     if (!src) {
         val_err_python(err, errlen, "copy source");
@@ -227,15 +262,18 @@ static int check(val_ctx *c, const char *code, size_t len, char *err, size_t err
     Py_DECREF(src);
     if (!tree) return parse_failed(c, err, errlen);
 
-    int rc = walk(c, tree);
+    int rc = (c->bindings = PyDict_New()) ? walk(c, tree) : -1;
     if (rc == 0) rc = val_rules_call_finish(c);
+    if (rc == 0) rc = val_rules_module_finish(c);
     if (rc < 0) val_err_python(err, errlen, "walk");
+    Py_CLEAR(c->bindings);
     /* Findings point into nothing of the tree (they are copied), so it can go now. */
     Py_DECREF(tree);
     return rc;
 }
 
-int val_check(const char *code, size_t len, val_report *out, char *err, size_t errlen) {
+int val_check_policy(const val_policy *p, const char *code, size_t len, val_report *out,
+                     char *err, size_t errlen) {
     if (out) {
         out->items = NULL;
         out->count = 0;
@@ -249,12 +287,19 @@ int val_check(const char *code, size_t len, val_report *out, char *err, size_t e
         snprintf(err, errlen, "codeq: validator: val_check: val_init has not succeeded");
         return -1;
     }
+    if (!p && !(p = val_policy_default())) {
+        snprintf(err, errlen, "codeq: validator: val_check: the built-in policy did not load");
+        return -1;
+    }
     if (len > (size_t)PY_SSIZE_T_MAX) {
         snprintf(err, errlen, "codeq: validator: val_check: program of %zu bytes is too large",
                  len);
         return -1;
     }
-    val_ctx c = {0};
+    unsigned char key[32];
+    int keyed = val_cache_key(code ? code : "", len, key) == 0;
+    if (keyed && val_cache_get(p, key, out)) return 0;
+    val_ctx c = {.policy = p};
     PyGILState_STATE g = PyGILState_Ensure();
     int rc = check(&c, code ? code : "", len, err, errlen);
     PyGILState_Release(g);
@@ -267,7 +312,12 @@ int val_check(const char *code, size_t len, val_report *out, char *err, size_t e
         out->items = c.items;
         out->count = c.count;
         c.items = NULL;
+        if (keyed) val_cache_put(p, key, out);
     }
     val_ctx_free(&c);
     return rc;
+}
+
+int val_check(const char *code, size_t len, val_report *out, char *err, size_t errlen) {
+    return val_check_policy(NULL, code, len, out, err, errlen);
 }

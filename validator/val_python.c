@@ -68,6 +68,19 @@ static int start_interpreter(char *err, size_t errlen) {
 
 static PyObject *intern(const char *s) { return PyUnicode_InternFromString(s); }
 
+/* A frozenset of interned str from a NULL-terminated list; new reference or NULL. */
+static PyObject *frozen(const char *const *names) {
+    PyObject *set = PySet_New(NULL);
+    for (size_t i = 0; set && names[i]; i++) {
+        PyObject *s = intern(names[i]);
+        if (!s || PySet_Add(set, s) < 0) Py_CLEAR(set);
+        Py_XDECREF(s);
+    }
+    PyObject *f = set ? PyFrozenSet_New(set) : NULL;
+    Py_XDECREF(set);
+    return f;
+}
+
 static PyTypeObject *ast_type(PyObject *ast, const char *name) {
     PyObject *t = PyObject_GetAttrString(ast, name);
     if (t && !PyType_Check(t)) {
@@ -97,7 +110,10 @@ static int cache_objects(void) {
         !(p->t_name = ast_type(ast, "Name")) || !(p->t_attribute = ast_type(ast, "Attribute")) ||
         !(p->t_functiondef = ast_type(ast, "FunctionDef")) ||
         !(p->t_asyncfunctiondef = ast_type(ast, "AsyncFunctionDef")) ||
-        !(p->t_classdef = ast_type(ast, "ClassDef")))
+        !(p->t_classdef = ast_type(ast, "ClassDef")) ||
+        !(p->t_constant = ast_type(ast, "Constant")) || !(p->t_load = ast_type(ast, "Load")) ||
+        !(p->t_starred = ast_type(ast, "Starred")) ||
+        !(p->t_matchclass = ast_type(ast, "MatchClass")))
         goto out;
     rc = 0;
 out:
@@ -119,9 +135,17 @@ out:
         {&p->s_value, "value"},              {&p->s_attr, "attr"},
         {&p->s_decorator_list, "decorator_list"}, {&p->s_msg, "msg"},
         {&p->s_offset, "offset"},            {&p->s_end_offset, "end_offset"},
+        {&p->s_args, "args"},                {&p->s_ctx, "ctx"},
+        {&p->s_keywords, "keywords"},        {&p->s_dot, "."},
+        {&p->s_kwd_attrs, "kwd_attrs"},      {&p->s_kwd_patterns, "kwd_patterns"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!(*names[i].slot = intern(names[i].name))) return -1;
+    static const char *const getattrs[] = {"getattr", "setattr", "delattr", "hasattr", NULL};
+    if (!(p->harmless_dunders = frozen(val_harmless_dunders)) ||
+        !(p->introspection = frozen(val_introspection_names)) ||
+        !(p->getattr_family = frozen(getattrs)))
+        return -1;
     return 0;
 }
 
@@ -132,7 +156,10 @@ static void release_objects(void) {
         (PyObject **)&p->t_ast, (PyObject **)&p->t_import, (PyObject **)&p->t_importfrom,
         (PyObject **)&p->t_call, (PyObject **)&p->t_name, (PyObject **)&p->t_attribute,
         (PyObject **)&p->t_functiondef, (PyObject **)&p->t_asyncfunctiondef,
-        (PyObject **)&p->t_classdef,
+        (PyObject **)&p->t_classdef, (PyObject **)&p->t_constant, (PyObject **)&p->t_load,
+        (PyObject **)&p->t_starred, (PyObject **)&p->t_matchclass, &p->s_kwd_attrs,
+        &p->s_kwd_patterns, &p->harmless_dunders, &p->introspection, &p->getattr_family,
+        &p->s_args, &p->s_ctx, &p->s_keywords, &p->s_dot,
         &p->s_fields, &p->s_lineno, &p->s_col_offset, &p->s_end_lineno, &p->s_end_col_offset,
         &p->s_names, &p->s_name, &p->s_asname, &p->s_module, &p->s_level, &p->s_func, &p->s_id,
         &p->s_value, &p->s_attr, &p->s_decorator_list, &p->s_msg, &p->s_offset, &p->s_end_offset,

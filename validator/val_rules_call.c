@@ -1,11 +1,13 @@
 /* val_rules_call.c: rules `call-denied` (builtins that run or open arbitrary things) and
- * `attr-denied` (the os functions that start processes).
+ * `attr-denied` (the os functions that start processes, for policies that allow os).
  *
  * Why this shape:
  * - call-denied matches a bare Name being called, `exec(...)`, or used as a decorator, `@exec`
- *   (a decorator is a call the source does not spell). The set is the seed's exec, eval, open,
- *   __import__ plus compile and breakpoint, the same family of escape hatches. Other references
- *   (`f = exec`) are out of scope for this slice.
+ *   (a decorator is a call the source does not spell). The set is the policy's
+ *   (val_modules.c: exec, eval, compile, __import__, breakpoint, globals, locals, vars, help,
+ *   license, credits, copyright, plus open and input when the policy says so). Other
+ *   references (`f = exec`) are val_rules_names.c's `builtin-ref`; the callee is marked
+ *   exempt so one use gives one finding.
  * - attr-denied matches `X.system`, `X.popen`, `X.exec*`, `X.spawn*`, `X.posix_spawn*` where X is
  *   os, posix (what os re-exports them from), or a name bound by `import os as X`, and flags
  *   `from os import system` (and `from os import *`) at the import. An alias may be bound after
@@ -19,10 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const denied_builtins[] = {
-    "exec", "eval", "open", "__import__", "compile", "breakpoint",
-};
-
 static int eq(const char *s, Py_ssize_t len, const char *lit) {
     return (size_t)len == strlen(lit) && memcmp(s, lit, (size_t)len) == 0;
 }
@@ -32,16 +30,16 @@ static int starts(const char *s, Py_ssize_t len, const char *lit) {
     return (size_t)len >= n && memcmp(s, lit, n) == 0;
 }
 
-static const char *denied_builtin(PyObject *id, int *error) {
-    Py_ssize_t len;
-    const char *s = val_str(id, &len);
-    if (!s) {
-        *error = 1;
+/* The builtin's name when id is one the policy denies calling, else NULL (error set or not). */
+static const char *denied_builtin(val_ctx *c, PyObject *id, int *error) {
+    int r = PySet_Contains(c->policy->denied_builtins, id);
+    if (r <= 0) {
+        *error = r < 0;
         return NULL;
     }
-    for (size_t i = 0; i < sizeof denied_builtins / sizeof denied_builtins[0]; i++)
-        if (eq(s, len, denied_builtins[i])) return denied_builtins[i];
-    return NULL;
+    const char *s = PyUnicode_AsUTF8(id);
+    if (!s) *error = 1;
+    return s;
 }
 
 static int is_denied_os_attr(const char *s, Py_ssize_t len) {
@@ -65,10 +63,11 @@ static int visit_call(val_ctx *c, PyObject *dict) {
     PyObject *id = func ? name_id(func) : NULL;
     if (!id) return PyErr_Occurred() ? -1 : 0;
     int error = 0;
-    const char *hit = denied_builtin(id, &error);
+    const char *hit = denied_builtin(c, id, &error);
     if (error) return -1;
-    if (hit) val_add_at(c, "call-denied", dict, "call to %s() is not allowed", hit);
-    return 0;
+    if (!hit) return 0;
+    val_add_at(c, "call-denied", dict, "call to %s() is not allowed", hit);
+    return val_exempt_add(c, func); /* one finding, not a second builtin-ref for the name */
 }
 
 static int visit_decorators(val_ctx *c, PyObject *dict) {
@@ -82,11 +81,12 @@ static int visit_decorators(val_ctx *c, PyObject *dict) {
             continue; /* calls among decorators are visited as Call nodes */
         }
         int error = 0;
-        const char *hit = denied_builtin(id, &error);
+        const char *hit = denied_builtin(c, id, &error);
         if (error) return -1;
-        if (hit)
-            val_add_at(c, "call-denied", val_node_dict(deco),
-                       "use of %s() as a decorator is not allowed", hit);
+        if (!hit) continue;
+        val_add_at(c, "call-denied", val_node_dict(deco),
+                   "use of %s() as a decorator is not allowed", hit);
+        if (val_exempt_add(c, deco) < 0) return -1;
     }
     return 0;
 }

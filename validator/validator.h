@@ -1,12 +1,15 @@
-/* validator: static policy check of a Python program with CPython's own parser.
+/* validator: static policy check of a Python program with CPython's own parser, and the
+ * runtime guard that repeats the policy inside the sandboxed interpreter.
  *
  * Contract
  * - The source is parsed by the embedded libpython3.11 (the same version as the sandboxed
  *   /usr/bin/python3), from the exact bytes that will run; a syntax error is a finding with
  *   its position, never a crash.
  * - Rules match AST nodes, not text: `# exec(` in a comment or "open(" in a string is no finding.
- * - Every finding is reported, in source order, with a stable rule id.
- * - val_check() returns 0 when the program was examined (findings may be empty or not) and -1
+ * - Every finding is reported, in source order, with a stable rule id (docs/validator.md).
+ * - What is allowed is a val_policy chosen by the operator (a JSON file or a built-in profile,
+ *   schemas/policy.schema.json); nothing in a job can change it.
+ * - val_check*() returns 0 when the program was examined (findings may be empty or not) and -1
  *   with a message in err when the validator itself failed (the caller reports internal_error).
  * - Not thread-safe: one thread owns the embedded interpreter (the worker loop).
  */
@@ -16,7 +19,7 @@
 #include <stddef.h>
 
 typedef struct {
-    char rule[40];      /* stable id, e.g. "syntax", "import-denied", "call-denied", "attr-denied" */
+    char rule[40];      /* stable id, e.g. "syntax", "import-denied", "call-denied", "dunder-attr" */
     char severity[8];   /* "error" | "warning" */
     char message[240];
     int line, col;      /* 1-based line, 1-based column; 0 when unknown */
@@ -28,10 +31,40 @@ typedef struct {
     size_t count;
 } val_report;
 
+typedef struct val_policy val_policy;
+
 /* Initializes the embedded interpreter once; safe to call again. */
 int val_init(char *err, size_t errlen);
+
+/* A policy from a built-in profile name ("strict", "data") or a JSON file path. The profile
+ * names win over files of the same name; use "./strict" for a file. NULL on error (err set).
+ * Needs no interpreter; module tables are built on first use by val_check_policy. */
+val_policy *val_policy_load(const char *name_or_path, char *err, size_t errlen);
+/* From JSON text (what a policy file holds); `origin` names it in error messages. */
+val_policy *val_policy_parse(const char *json, size_t len, const char *origin, char *err,
+                             size_t errlen);
+/* The built-in default ("strict"), owned by the library: never free it. */
+const val_policy *val_policy_default(void);
+const char *val_policy_name(const val_policy *p);
+/* JSON text of a built-in profile, NULL for an unknown name (for tests and `--help`). */
+const char *val_profile_json(const char *name);
+void val_policy_free(val_policy *p);
+
+/* The runtime guard for this policy: Python source the sandbox runs instead of main.py (see
+ * sbx_job.prelude); it enforces the policy's import allowlist, builtins and module surface, then
+ * runs main.py as __main__. NULL with *len 0 when the policy turns the guard off. Owned by p. */
+const char *val_policy_guard(const val_policy *p, size_t *len);
+
+/* Checks against the default policy. */
 int val_check(const char *code, size_t len, val_report *out, char *err, size_t errlen);
+/* Checks against p (NULL: the default policy). */
+int val_check_policy(const val_policy *p, const char *code, size_t len, val_report *out,
+                     char *err, size_t errlen);
 void val_report_free(val_report *r);
+/* Verdicts of the last programs checked are kept (keyed by SHA-256 of the bytes and the
+ * policy) and served without parsing again; on by default. Off also empties it. */
+void val_cache_enable(int on);
+void val_cache_clear(void);
 /* Finalizes the interpreter; val_init may not be called again afterwards. */
 void val_shutdown(void);
 

@@ -20,6 +20,11 @@ static const char run_help[] =
     "  --memory-mb N        memory limit (default 50)\n"
     "  --output-bytes N     cap per output stream (default 65536)\n"
     "  --python PATH        interpreter to run (default /usr/bin/python3)\n"
+    "  --policy FILE|NAME   validator policy file or profile: strict (default), data\n"
+    "  --sandbox-profile P  sandbox profile: full (default), or on purpose a weaker\n"
+    "                       no-cgroup or no-seccomp (stated in the result)\n"
+    "  --isolation M        exec (default): a fresh interpreter per job; zygote\n"
+    "                       (experimental): forked from a warm one, see docs/zygote.md\n"
     "  -h, --help           this help\n\n"
     "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
 
@@ -123,12 +128,17 @@ int cmd_run(int argc, char **argv)
         {"wall-ms", required_argument, NULL, 1}, {"cpu-ms", required_argument, NULL, 1},
         {"memory-mb", required_argument, NULL, 1}, {"output-bytes", required_argument, NULL, 1},
         {"python", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {"policy", required_argument, NULL, 'P'},
+        {"sandbox-profile", required_argument, NULL, 'S'},
+        {"isolation", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     wrk_config c;
     bool as_json = false, with_audit = false;
     const char *stdin_path = NULL, *id = NULL;
     json_t *limits = json_object();
+    val_policy *policy = NULL;
+    char err[256];
     int opt, idx, rc = 2;
     wrk_config_default(&c);
     c.worker_id = "local";
@@ -139,6 +149,25 @@ int cmd_run(int argc, char **argv)
         case 's': stdin_path = optarg; break;
         case 'i': id = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
+        case 'I':
+            if (strcmp(optarg, "exec") != 0 && strcmp(optarg, "zygote") != 0) {
+                fprintf(stderr, "codeq: run: --isolation: exec or zygote, not '%s'\n", optarg);
+                goto out;
+            }
+            c.sandbox.isolation = optarg;
+            break;
+        case 'S':
+            c.sandbox.profile = optarg;
+            wrk_result_profile(optarg);
+            break;
+        case 'P':
+            val_policy_free(policy);
+            if (!(policy = val_policy_load(optarg, err, sizeof err))) {
+                fprintf(stderr, "%s\n", err);
+                goto out;
+            }
+            c.policy = policy;
+            break;
         case 1:
             if (limit_opt(limits, longopts[idx].name, optarg) < 0) goto out;
             break;
@@ -164,5 +193,6 @@ int cmd_run(int argc, char **argv)
     free(in);
 out:
     json_decref(limits);
+    val_policy_free(policy);
     return rc;
 }

@@ -6,20 +6,22 @@
 #include "wrk_internal.h"
 
 static const char validate_help[] =
-    "usage: codeq validate [--json] FILE.py...\n\n"
-    "Check programs against the validator policy.\n\n"
-    "  --json      print one JSON object per file: {\"file\", \"findings\": [...]}\n"
-    "  -h, --help  this help\n\n"
+    "usage: codeq validate [--json] [--policy FILE|NAME] FILE.py...\n\n"
+    "Check programs against the validator policy (rule ids: docs/validator.md).\n\n"
+    "  --json                print one JSON object per file: {\"file\", \"findings\": [...]}\n"
+    "  --policy FILE|NAME    a policy file (schemas/policy.schema.json) or a built-in\n"
+    "                        profile: strict (default), data\n"
+    "  -h, --help            this help\n\n"
     "Exit status: 0 no findings, 1 findings, 2 a file could not be read or checked.\n";
 
-static int check_file(const char *path, bool as_json)
+static int check_file(const char *path, bool as_json, const val_policy *policy)
 {
     char err[256];
     size_t len;
     val_report rep = {0};
     char *code = cli_read_file(path, &len);
     if (!code) return 2;
-    int rc = val_check(code, len, &rep, err, sizeof err);
+    int rc = val_check_policy(policy, code, len, &rep, err, sizeof err);
     free(code);
     if (rc < 0) {
         fprintf(stderr, "%s: %s\n", path, err);
@@ -43,12 +45,15 @@ static int check_file(const char *path, bool as_json)
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
+        {"policy", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0}};
     bool as_json = false;
+    const char *policy_arg = NULL;
     int opt, worst = 0;
     char err[256];
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (opt == 'j') as_json = true;
+        else if (opt == 'P') policy_arg = optarg;
         else if (opt == 'h') { fputs(validate_help, stdout); return 0; }
         else { fputs(validate_help, stderr); return 2; }
     }
@@ -60,9 +65,15 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
+    val_policy *policy = val_policy_load(policy_arg, err, sizeof err);
+    if (!policy) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
     for (int i = optind; i < argc; i++) {
-        int rc = check_file(argv[i], as_json);
+        int rc = check_file(argv[i], as_json, policy);
         if (rc > worst) worst = rc;
     }
+    val_policy_free(policy);
     return worst;
 }

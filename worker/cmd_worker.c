@@ -10,43 +10,110 @@ static const char worker_help[] =
     "usage: codeq worker [OPTIONS]\n\n"
     "Join the consumer group, run jobs from the jobs topic, publish each result (keyed by job\n"
     "id) to the results topic or the job's reply_to, and audit events to the audit topic.\n"
-    "At-least-once: a job's offset is committed after its records are acknowledged.\n"
-    "SIGTERM/SIGINT: finish the running job, publish, commit, leave the group.\n\n"
+    "Exactly-once: results, audit events and consumed offsets are committed in one Kafka\n"
+    "transaction; read results with isolation.level=read_committed.\n"
+    "SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period,\n"
+    "commit, leave the group. Exit 3 on a fatal Kafka error (restart the worker).\n\n"
     CLI_KAFKA_HELP
     "  -g, --group G             consumer group (default codeq-workers)\n"
-    "      --worker-id ID        name in results and audit events (default HOST-PID)\n"
+    "      --instance-id ID      stable name of this instance, unique among live workers;\n"
+    "                            the transactional.id is built from it (default: hostname)\n"
+    "      --worker-id ID        name in results and audit events (default INSTANCE-PID)\n"
+    "      --slots N             jobs run at once (default: CPU count)\n"
+    "      --max-attempts N      starts of a job that keeps killing its worker before it is\n"
+    "                            answered internal_error (default 3)\n"
+    "      --commit-interval-ms N  longest a finished result waits to be committed (100)\n"
+    "      --drain-ms N          on partition revoke, time for running jobs to finish (10000)\n"
+    "      --grace-ms N          on SIGTERM, time for running jobs to finish (20000)\n"
+    "      --policy FILE|NAME    validator policy: a JSON file (schemas/policy.schema.json)\n"
+    "                            or a built-in profile, strict (default) or data\n"
     "      --python PATH         interpreter for jobs (default /usr/bin/python3)\n"
     "      --work-root DIR       parent of per-job working directories (default /tmp/codeq)\n"
+    "      --sandbox-profile P   full (default), or on purpose a weaker no-cgroup or\n"
+    "                            no-seccomp; stated in every result and audit event\n"
+    "      --isolation M         exec (default): a fresh interpreter per job; zygote\n"
+    "                            (experimental): forked from a warm one (docs/zygote.md)\n"
     "  -h, --help                this help\n";
+
+enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE };
+
+static int number(int opt, const char *arg, wrk_config *c)
+{
+    static const struct {
+        int opt;
+        const char *name;
+        size_t off;
+    } nums[] = {
+        {OPT_SLOTS, "slots", offsetof(wrk_config, slots)},
+        {OPT_ATTEMPTS, "max-attempts", offsetof(wrk_config, max_attempts)},
+        {OPT_INTERVAL, "commit-interval-ms", offsetof(wrk_config, commit_interval_ms)},
+        {OPT_DRAIN, "drain-ms", offsetof(wrk_config, drain_ms)},
+        {OPT_GRACE, "grace-ms", offsetof(wrk_config, grace_ms)},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        unsigned v;
+        if (nums[i].opt != opt) continue;
+        if (cli_uint(nums[i].name, arg, &v) < 0 || v > 3600000) return -1;
+        *(int *)((char *)c + nums[i].off) = (int)v;
+        return 1;
+    }
+    return 0;
+}
 
 int cmd_worker(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_KAFKA_LONGOPTS,
         {"group", required_argument, NULL, 'g'},
+        {"instance-id", required_argument, NULL, OPT_INSTANCE},
         {"worker-id", required_argument, NULL, 'w'},
+        {"slots", required_argument, NULL, OPT_SLOTS},
+        {"max-attempts", required_argument, NULL, OPT_ATTEMPTS},
+        {"commit-interval-ms", required_argument, NULL, OPT_INTERVAL},
+        {"drain-ms", required_argument, NULL, OPT_DRAIN},
+        {"grace-ms", required_argument, NULL, OPT_GRACE},
         {"python", required_argument, NULL, 'p'},
+        {"policy", required_argument, NULL, 'P'},
         {"work-root", required_argument, NULL, 'r'},
+        {"sandbox-profile", required_argument, NULL, 'S'},
+        {"isolation", required_argument, NULL, 'I'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     wrk_config c;
-    char err[256], host[200], wid[256];
+    char err[256], wid[256];
+    const char *worker_id = NULL;
     int opt;
     wrk_config_default(&c);
-    if (gethostname(host, sizeof host) < 0) strcpy(host, "codeq");
-    host[sizeof host - 1] = '\0';
-    snprintf(wid, sizeof wid, "%s-%d", host, (int)getpid());
-    c.worker_id = wid;
     while ((opt = getopt_long(argc, argv, "b:X:g:h", longopts, NULL)) != -1) {
         int k = cli_kafka_opt(opt, optarg, &c.kafka);
+        if (k == 0) k = number(opt, optarg, &c);
         if (k < 0) return 2;
         if (k > 0) continue;
         switch (opt) {
         case 'g': c.group = optarg; break;
-        case 'w': c.worker_id = optarg; break;
+        case OPT_INSTANCE: c.instance_id = optarg; break;
+        case 'w': worker_id = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
+        case 'P':
+            /* Loaded once for the process; a bad policy stops the worker before any job. */
+            if (!(c.policy = val_policy_load(optarg, err, sizeof err))) {
+                fprintf(stderr, "%s\n", err);
+                return 2;
+            }
+            break;
         case 'r': c.sandbox.work_root = optarg; break;
+        case 'I':
+            if (strcmp(optarg, "exec") != 0 && strcmp(optarg, "zygote") != 0) {
+                fprintf(stderr, "codeq: worker: --isolation: exec or zygote, not '%s'\n", optarg);
+                return 2;
+            }
+            c.sandbox.isolation = optarg;
+            break;
+        case 'S':
+            c.sandbox.profile = optarg;
+            wrk_result_profile(optarg);
+            break;
         case 'h': fputs(worker_help, stdout); return 0;
         default: fputs(worker_help, stderr); return 2;
         }
@@ -55,10 +122,24 @@ int cmd_worker(int argc, char **argv)
         fputs(worker_help, stderr);
         return 2;
     }
+    snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
+    c.worker_id = worker_id ? worker_id : wid;
     /* Fail at start-up, not on the first job: the validator must be usable. */
-    if (val_init(err, sizeof err) < 0) {
+    val_report warm = {0};
+    if (val_init(err, sizeof err) < 0 ||
+        val_check_policy(c.policy, "", 0, &warm, err, sizeof err) < 0) {
+        /* The empty check builds the policy's module tables now, not on the first job. */
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    val_report_free(&warm);
+    /* Fail closed: a sandbox layer this host cannot give would fail every job. */
+    if (sbx_selfcheck(&c.sandbox, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
+        fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
+                c.sandbox.profile);
     return wrk_worker_loop(&c);
 }

@@ -15,8 +15,10 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sandbox.h"
+#include "validator.h"
 
 #define WRK_MAX_KAFKA_PROPS 32
 
@@ -39,6 +41,13 @@ typedef struct {
     const char *worker_id;      /* stated in every result and audit event */
     sbx_config sandbox;
     sbx_limits defaults, max;   /* job limits: defaults and operator maxima */
+    const char *instance_id;    /* stable per instance: the transactional.id is built from it */
+    int slots;                  /* jobs running at once (default: CPU count) */
+    int max_attempts;           /* starts of one job before it is answered as a poison pill */
+    int commit_interval_ms;     /* longest a finished result waits for its transaction */
+    int drain_ms;               /* on revoke: how long in-flight jobs may finish */
+    int grace_ms;               /* on SIGTERM: how long in-flight jobs may finish */
+    const val_policy *policy;   /* validator policy (--policy); NULL: the built-in "strict" */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
@@ -52,6 +61,7 @@ typedef struct {
     sbx_limits limits;          /* defaults overlaid with the job's own */
     const char *reply_to;       /* NULL: the results topic */
     json_t *metadata;           /* borrowed; NULL when absent */
+    int64_t deadline_ms;        /* Unix epoch ms after which the job must not start; 0: none */
     char code_sha256[65];
 } wrk_job;
 
@@ -75,6 +85,24 @@ typedef struct {
     const char *status;         /* borrowed from result */
     char *reply_to;             /* owned; NULL: the results topic */
 } wrk_outcome;
+
+/* One job in progress (wrk_dispatch.c), so a worker can run many at once. */
+typedef struct wrk_task wrk_task;
+
+/* Decodes, checks the deadline, validates and starts the sandbox; returns at once. With
+ * `refuse` set the job is answered `internal_error` with that reason without running (poison
+ * pills). NULL only when out of memory. */
+wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
+                         const char *refuse);
+/* The running sandbox to drive with sbx_pollfds/sbx_service; NULL when nothing runs. */
+sbx_proc *wrk_task_proc(const wrk_task *t);
+bool wrk_task_done(const wrk_task *t);
+void wrk_task_kill(wrk_task *t, const char *why);
+/* Collects the sandbox's report (once done) into the result; the outcome stays owned by t. */
+wrk_outcome *wrk_task_finish(wrk_task *t);
+/* True when the record has no usable id and belongs on the dead-letter topic. */
+bool wrk_task_dead_letter(const wrk_task *t, const char **why);
+void wrk_task_free(wrk_task *t);
 
 /* Runs the whole path on a raw job record: decode, validate, limits, sandbox. Never fails:
  * every problem becomes a result status. dead_letter is set (and result NULL) when the

@@ -15,4 +15,11 @@ void wrk_config_default(wrk_config *c)
     sbx_config_default(&c->sandbox);
     sbx_limits_default(&c->defaults);
     sbx_limits_max(&c->max);
+    c->instance_id = host;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    c->slots = n > 0 ? (int)n : 1;
+    c->max_attempts = 3;
+    c->commit_interval_ms = 100;
+    c->drain_ms = 10000;
+    c->grace_ms = 20000;
 }

@@ -1,16 +1,22 @@
-/* Consume: the worker's main loop, one thread, top to bottom:
- *   poll a job -> dispatch (decode, validate, run) -> publish -> wait for acks -> commit.
- * One job at a time per worker in this at-least-once design; scale comes from more workers
- * in the group. A publish that is not acknowledged rewinds the partition, so the job is run
- * again rather than lost. SIGTERM/SIGINT let the current job finish (bounded by its limits),
- * publish and commit it, then leave the group. */
+/* Consume: the exactly-once worker's main loop. One thread owns the consumer, the
+ * transactional producer and up to `slots` running jobs; each turn of the loop:
+ *   1 service the running sandboxes (poll); finished jobs become DONE
+ *   2 take in what the consumer has (rebalance callbacks run here too)
+ *   3 claim free slots for pending jobs, round-robin over partitions
+ *   4 commit when due: DONE results + offsets in one transaction; then start claimed jobs
+ *   5 backpressure: pause what we must, resume only what we paused
+ * SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period, kill
+ * the rest, commit, leave the group. A fatal producer error ends the process non-zero so
+ * that its orchestrator restarts it. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "wrk_internal.h"
+#include "wrk_worker.h"
 
-#define PUBLISH_TIMEOUT_MS 30000
+#define INTAKE_MAX 64
 
 static volatile sig_atomic_t stop_requested;
 
@@ -27,82 +33,93 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
-static rd_kafka_t *new_producer(const wrk_config *c, char *err, size_t errlen)
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
-    char kerr[256];
-    rd_kafka_conf_t *conf = wrk_kafka_conf(&c->kafka, err, errlen);
+    wrk_worker *w = opaque;
+    if (err != RD_KAFKA_RESP_ERR__FATAL) {
+        wrk_log("worker: kafka: %s: %s", rd_kafka_err2name(err), reason);
+        return;
+    }
+    char fatal[512];
+    rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, fatal, sizeof fatal);
+    wrk_worker_fatal(w, "codeq: worker: kafka fatal error %s: %s", rd_kafka_err2name(orig), fatal);
+}
+
+static int set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t n, char *err,
+                   size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (wrk_kafka_set(conf, kv[i][0], kv[i][1], err, errlen) < 0) return -1;
+    return 0;
+}
+
+static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
+{
+    char kerr[256], txid[512];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(&w->c->kafka, err, errlen);
     if (!conf) return NULL;
-    /* Idempotence: librdkafka's own retries never duplicate a result or audit record. */
-    if (wrk_kafka_set(conf, "enable.idempotence", "true", err, errlen) < 0 ||
-        wrk_kafka_set(conf, "linger.ms", "5", err, errlen) < 0) {
+    /* Stable per instance: a restarted instance fences its predecessor and aborts what it
+     * left open, instead of blocking its partitions until the transaction times out. */
+    snprintf(txid, sizeof txid, "codeq-%s-%s", w->c->group, w->c->instance_id);
+    const char *const kv[][2] = {
+        {"transactional.id", txid},
+        {"transaction.timeout.ms", "10000"},
+        {"linger.ms", "5"},
+    };
+    if (set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
         rd_kafka_conf_destroy(conf);
         return NULL;
     }
-    rd_kafka_conf_set_dr_msg_cb(conf, wrk_publish_dr_cb);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, w);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
-    if (!p) snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
-    return p;
-}
-
-static void log_parts(const char *what, const rd_kafka_topic_partition_list_t *parts)
-{
-    char buf[512];
-    size_t o = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < parts->cnt && o < sizeof buf - 16; i++)
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d", i ? "," : "",
-                              (int)parts->elems[i].partition);
-    wrk_log("worker: %s partitions [%s]", what, buf);
-}
-
-/* Rebalances are served from our own poll, i.e. only between jobs: a job in hand is published
- * and committed before its partition is given up, so a clean hand-over runs no job twice.
- * (Without this callback librdkafka revokes in the background while a job runs.) */
-static void on_rebalance(rd_kafka_t *k, rd_kafka_resp_err_t e,
-                         rd_kafka_topic_partition_list_t *parts, void *opaque)
-{
-    (void)opaque;
-    bool coop = !strcmp(rd_kafka_rebalance_protocol(k), "COOPERATIVE");
-    rd_kafka_error_t *err = NULL;
-    rd_kafka_resp_err_t rerr = 0;
-    if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-        log_parts("assigned", parts);
-        if (coop) err = rd_kafka_incremental_assign(k, parts);
-        else rerr = rd_kafka_assign(k, parts);
-    } else {
-        log_parts(rd_kafka_assignment_lost(k) ? "lost" : "revoked", parts);
-        if (coop) err = rd_kafka_incremental_unassign(k, parts);
-        else rerr = rd_kafka_assign(k, NULL);
+    if (!p) {
+        snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
+        return NULL;
     }
-    if (err) {
-        wrk_log("worker: rebalance: %s", rd_kafka_error_string(err));
-        rd_kafka_error_destroy(err);
-    } else if (rerr) {
-        wrk_log("worker: rebalance: %s", rd_kafka_err2str(rerr));
+    for (int i = 0;; i++) {
+        rd_kafka_error_t *e = rd_kafka_init_transactions(p, 30000);
+        if (!e) return p;
+        bool retry = rd_kafka_error_is_retriable(e) && i < 10;
+        snprintf(err, errlen, "codeq: worker: init transactions (%.200s): %s", txid,
+                 rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        if (!retry) break;
+        wrk_log("worker: %s (retrying)", err);
     }
+    rd_kafka_destroy(p);
+    return NULL;
 }
 
-static rd_kafka_t *new_consumer(const wrk_config *c, char *err, size_t errlen)
+static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
 {
     char kerr[256];
-    rd_kafka_conf_t *conf = wrk_kafka_conf(&c->kafka, err, errlen);
+    rd_kafka_conf_t *conf = wrk_kafka_conf(&w->c->kafka, err, errlen);
     if (!conf) return NULL;
-    const char *set[][2] = {
-        {"group.id", c->group},
-        {"enable.auto.commit", "false"},      /* we commit only after acks */
+    const char *const kv[][2] = {
+        {"group.id", w->c->group},
+        {"partition.assignment.strategy", "cooperative-sticky"},
+        {"enable.auto.commit", "false"}, /* offsets go through our transactions only */
         {"enable.auto.offset.store", "false"},
-        {"auto.offset.reset", "earliest"},    /* a new group starts with the oldest job */
+        {"auto.offset.reset", "earliest"},
         {"isolation.level", "read_committed"},
-        {"queued.max.messages.kbytes", "1024"}, /* do not hoard jobs other workers could run */
+        {"queued.max.messages.kbytes", "1024"}, /* do not hoard jobs others could run */
+        {"queued.min.messages", "100"},
+        {"fetch.wait.max.ms", "100"},           /* a job queue wants latency, not batches */
+        {"session.timeout.ms", "10000"},        /* a dead worker's jobs move on in seconds */
+        {"heartbeat.interval.ms", "2000"},
     };
-    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
-        if (wrk_kafka_set(conf, set[i][0], set[i][1], err, errlen) < 0) {
-            rd_kafka_conf_destroy(conf);
-            return NULL;
-        }
-    rd_kafka_conf_set_rebalance_cb(conf, on_rebalance);
+    /* Ours over wrk_kafka_conf's defaults, then the operator's -X over ours. */
+    if (set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) goto fail;
+    for (int i = 0; i < w->c->kafka.nprops; i++)
+        if (wrk_kafka_set(conf, w->c->kafka.props[i][0], w->c->kafka.props[i][1], err, errlen) < 0)
+            goto fail;
+    rd_kafka_conf_set_rebalance_cb(conf, wrk_rebalance_cb);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, w);
     rd_kafka_t *k = rd_kafka_new(RD_KAFKA_CONSUMER, conf, kerr, sizeof kerr);
     if (!k) {
         snprintf(err, errlen, "codeq: worker: consumer: %s", kerr);
@@ -110,83 +127,187 @@ static rd_kafka_t *new_consumer(const wrk_config *c, char *err, size_t errlen)
     }
     rd_kafka_poll_set_consumer(k);
     rd_kafka_topic_partition_list_t *t = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(t, c->kafka.jobs_topic, RD_KAFKA_PARTITION_UA);
+    rd_kafka_topic_partition_list_add(t, w->c->kafka.jobs_topic, RD_KAFKA_PARTITION_UA);
     rd_kafka_resp_err_t e = rd_kafka_subscribe(k, t);
     rd_kafka_topic_partition_list_destroy(t);
     if (e) {
-        snprintf(err, errlen, "codeq: worker: subscribe %s: %s", c->kafka.jobs_topic,
+        snprintf(err, errlen, "codeq: worker: subscribe %s: %s", w->c->kafka.jobs_topic,
                  rd_kafka_err2str(e));
         rd_kafka_destroy(k);
         return NULL;
     }
     return k;
+fail:
+    rd_kafka_conf_destroy(conf);
+    return NULL;
 }
 
-/* One job record, from dispatch to commit. */
-static void handle(rd_kafka_t *k, rd_kafka_t *p, const wrk_config *c, rd_kafka_message_t *m)
+/* A partition full of unfinished entries: go back to m and pause until it drains. */
+static void overflow(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
 {
-    char why[512] = "", err[512] = "";
-    bool dead = false;
-    wrk_outcome o;
-    wrk_delivery d = {0};
-    wrk_source src = {rd_kafka_topic_name(m->rkt), (int)m->partition, (long long)m->offset};
-    wrk_execute(c, m->payload ? m->payload : "", m->len, &src, &o, &dead, why, sizeof why);
-    int rc;
-    if (dead) {
-        wrk_log("worker: %s [%d] offset %lld dead-lettered: %s", src.topic, src.partition,
-                src.offset, why);
-        rc = wrk_publish_dead_letter(p, c, m, why, &o, &d, err, sizeof err);
-    } else {
-        rc = wrk_publish_outcome(p, c, o.reply_to, &o, &d, err, sizeof err);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset;
+    rd_kafka_pause_partitions(w->k, l);
+    p->paused = true;
+    rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
+    if (e) {
+        wrk_worker_fatal(w, "codeq: worker: seek %s [%d]: %s", p->topic, (int)p->partition,
+                         rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
     }
-    if (rc == 0) rc = wrk_publish_wait(p, &d, PUBLISH_TIMEOUT_MS, err, sizeof err);
-    if (rc == 0) {
-        if (!dead)
-            wrk_log("worker: job %s: %s", json_string_value(json_object_get(o.result, "id")),
-                    o.status);
-        if (wrk_commit_after(k, m, err, sizeof err) < 0)
-            wrk_log("worker: %s (the job may run again on another worker)", err);
-    } else {
-        wrk_log("worker: %s; rewinding to run the job again", err);
-        rd_kafka_flush(p, 1000);
-        if (wrk_commit_rewind(k, m, err, sizeof err) < 0) wrk_log("worker: %s", err);
-    }
-    wrk_outcome_free(&o);
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_message_destroy(m);
 }
 
-static void consumer_error(const rd_kafka_message_t *m)
+static void take(wrk_worker *w, rd_kafka_message_t *m)
 {
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) return;
-    wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
+    if (m->err) {
+        if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+            wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
+        rd_kafka_message_destroy(m);
+        return;
+    }
+    wrk_part *p = wrk_worker_part(w, rd_kafka_topic_name(m->rkt), m->partition);
+    bool skipped;
+    if (!p) { /* a record fetched just before its partition was revoked */
+        rd_kafka_message_destroy(m);
+        return;
+    }
+    if (wrk_part_consumed(p, m, &skipped)) return;
+    if (skipped) {
+        rd_kafka_message_destroy(m);
+        return;
+    }
+    overflow(w, p, m);
+}
+
+static size_t pending(const wrk_worker *w)
+{
+    return wrk_slots_count(w, WRK_E_PENDING, NULL);
+}
+
+/* Takes in up to INTAKE_MAX records, never more than the prefetch bound allows. */
+static void intake(wrk_worker *w, int first_wait_ms)
+{
+    size_t hi = (size_t)w->c->slots * 4;
+    for (int i = 0; i < INTAKE_MAX && pending(w) < hi; i++) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, i == 0 ? first_wait_ms : 0);
+        if (!m) return;
+        take(w, m);
+    }
+}
+
+static void set_paused(wrk_worker *w, wrk_part *p, bool pause)
+{
+    if (p->paused == pause) return;
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, p->topic, p->partition);
+    rd_kafka_resp_err_t e = pause ? rd_kafka_pause_partitions(w->k, l)
+                                  : rd_kafka_resume_partitions(w->k, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e)
+        wrk_log("worker: %s %s [%d]: %s", pause ? "pause" : "resume", p->topic,
+                (int)p->partition, rd_kafka_err2str(e));
+    else
+        p->paused = pause;
+}
+
+/* Pause everything above the high mark, resume (only what we paused) below the low mark;
+ * a partition near its entry bound stays paused on its own. */
+static void backpressure(wrk_worker *w, bool stopping)
+{
+    size_t n = pending(w), hi = (size_t)w->c->slots * 4, lo = (size_t)w->c->slots * 2;
+    for (size_t i = 0; i < w->nparts; i++) {
+        wrk_part *p = w->parts[i];
+        bool full = p->n >= WRK_PART_MAX_ENTRIES - 20;
+        if (stopping || full || n >= hi) set_paused(w, p, true);
+        else if (n <= lo) set_paused(w, p, false);
+    }
+}
+
+static void report(wrk_worker *w, uint64_t *next)
+{
+    uint64_t now = wrk_now_ms();
+    if (now < *next) return;
+    *next = now + 10000;
+    wrk_log("worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
+            "transactions (%lu aborted)",
+            w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
+            w->aborts);
+}
+
+static void kill_all(wrk_worker *w, const char *why)
+{
+    for (size_t i = 0; i < w->nparts; i++)
+        for (size_t j = 0; j < w->parts[i]->n; j++)
+            if (w->parts[i]->e[j].state == WRK_E_RUNNING)
+                wrk_task_kill(w->parts[i]->e[j].task, why);
+}
+
+/* Finish or kill in-flight work within the grace period, publish what finished. */
+static void shut_down(wrk_worker *w)
+{
+    uint64_t deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
+    wrk_log("worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
+            w->running, w->c->grace_ms);
+    backpressure(w, true);
+    for (size_t i = 0; i < w->nparts; i++) /* claimed but not started: leave them */
+        for (size_t j = 0; j < w->parts[i]->n; j++)
+            if (w->parts[i]->e[j].state == WRK_E_CLAIMED) {
+                w->parts[i]->e[j].state = WRK_E_PENDING;
+                w->parts[i]->e[j].attempts--;
+            }
+    while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
+        wrk_slots_service(w, 50);
+        rd_kafka_consumer_poll(w->k, 0);
+    }
+    for (size_t i = 0; i < w->nparts; i++) wrk_slots_abandon(w, w->parts[i]);
+    if (!w->fatal) wrk_commit_batch(w);
+}
+
+static int run(wrk_worker *w)
+{
+    uint64_t next_report = wrk_now_ms() + 10000;
+    while (!stop_requested && !w->fatal) {
+        wrk_slots_service(w, w->running ? 10 : 0);
+        intake(w, w->running ? 0 : 50);
+        rd_kafka_poll(w->p, 0);
+        wrk_slots_claim(w);
+        if (wrk_commit_due(w)) wrk_commit_batch(w);
+        backpressure(w, false);
+        report(w, &next_report);
+    }
+    if (!w->fatal) shut_down(w);
+    if (w->fatal) kill_all(w, w->why);
+    return w->fatal ? 3 : 0;
 }
 
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
-    rd_kafka_t *p = new_producer(c, err, sizeof err);
-    rd_kafka_t *k = p ? new_consumer(c, err, sizeof err) : NULL;
-    if (!k) {
+    wrk_worker w = {.c = c};
+    install_signals();
+    if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
-        if (p) rd_kafka_destroy(p);
+        if (w.p) rd_kafka_destroy(w.p);
         return 1;
     }
-    install_signals();
-    wrk_log("worker %s: consuming %s as group %s on %s", c->worker_id, c->kafka.jobs_topic,
-            c->group, c->kafka.brokers);
-    while (!stop_requested) {
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(k, 200);
-        rd_kafka_poll(p, 0);
-        if (!m) continue;
-        if (m->err)
-            consumer_error(m);
-        else
-            handle(k, p, c, m);
-        rd_kafka_message_destroy(m);
+    wrk_log("worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
+            c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
+            c->instance_id);
+    int rc = run(&w);
+    if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
+    rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left to do but commit */
+    while (w.nparts) {
+        wrk_part *p = w.parts[w.nparts - 1];
+        wrk_slots_abandon(&w, p);
+        for (size_t j = 0; j < p->n; j++) wrk_entry_release(&p->e[j]);
+        wrk_part_free(p);
+        w.nparts--;
     }
-    wrk_log("worker %s: stopping: leaving group %s", c->worker_id, c->group);
-    rd_kafka_consumer_close(k);
-    rd_kafka_destroy(k);
-    rd_kafka_flush(p, 10000);
-    rd_kafka_destroy(p);
-    return 0;
+    free(w.parts);
+    rd_kafka_destroy(w.k);
+    rd_kafka_destroy(w.p);
+    if (w.fatal) fprintf(stderr, "%s\n", w.why);
+    return rc;
 }

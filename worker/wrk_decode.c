@@ -13,8 +13,8 @@
 #define JOB_MAX_STDIN (1024 * 1024)
 #define JOB_MAX_METADATA (16 * 1024)
 
-static const char *const job_fields[] = {"id", "code", "stdin", "limits", "reply_to", "metadata",
-                                         NULL};
+static const char *const job_fields[] = {"id",       "code",     "stdin",    "limits",
+                                         "reply_to", "metadata", "deadline", NULL};
 
 typedef struct {
     const char *name;
@@ -29,6 +29,9 @@ static const limit_field limit_fields[] = {
     {"output_bytes", offsetof(sbx_limits, output_bytes)},
     {"file_mb", offsetof(sbx_limits, file_mb)},
     {"open_files", offsetof(sbx_limits, open_files)},
+    {"tmpfs_mb", offsetof(sbx_limits, tmpfs_mb)},
+    {"artifact_files", offsetof(sbx_limits, artifact_files)},
+    {"artifact_bytes", offsetof(sbx_limits, artifact_bytes)},
     {NULL, 0},
 };
 
@@ -125,6 +128,10 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             return fail(why, whylen, "reply_to may not name codeq's own topic '%s'",
                         job->reply_to);
     }
+    json_t *dl = json_object_get(root, "deadline");
+    if (dl && (!json_is_string(dl) || (job->deadline_ms = wrk_parse_iso_ms(json_string_value(dl))) < 0))
+        return fail(why, whylen, "%s",
+                    "deadline must be a UTC time like 2026-11-30T05:45:29.000Z");
     return decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen);
 }
 

@@ -1,120 +1,237 @@
 /* Dispatch: the one path every job takes, shared by `codeq run` and the Kafka worker.
- * decode -> validate -> limits -> sandbox, each step able to end the job with its own status,
- * each leaving an audit event. It never fails as a whole: a problem becomes a result status
- * (`invalid`, `rejected`, `internal_error`) or, when there is no id to answer to, a
- * dead-letter verdict for the caller. */
+ * decode -> deadline -> validate -> limits -> sandbox, each step able to end the job with its
+ * own status, each leaving an audit event. It never fails as a whole: a problem becomes a
+ * result status (`invalid`, `rejected`, `expired`, `internal_error`) or, when there is no id
+ * to answer to, a dead-letter verdict for the caller.
+ *
+ * A job is a wrk_task so that the worker can run many at once: wrk_task_start() does every
+ * step up to starting the sandbox and returns; the caller drives the sandbox with poll(2)
+ * through wrk_task_proc(); wrk_task_finish() turns the sandbox's report into the result.
+ * wrk_execute() is the same thing synchronously, for `codeq run`. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wrk_internal.h"
 
-static void audit_add(wrk_outcome *out, const char *event, const char *id, const wrk_config *c,
-                      const char *sha, const wrk_source *src, json_t *extra)
+struct wrk_task {
+    const wrk_config *c;
+    wrk_source src;
+    char topic[256];
+    wrk_job job;
+    wrk_outcome out;
+    json_t *r;          /* the result being built; moved into out on finish */
+    bool dead;
+    char why[512];
+    sbx_proc *proc;     /* NULL unless the program is running */
+};
+
+static void audit_add(wrk_task *t, const char *event, json_t *extra)
 {
-    json_t *e = wrk_audit_event(event, id, c->worker_id, sha, src);
+    const char *sha = t->job.code_sha256[0] ? t->job.code_sha256 : NULL;
+    json_t *e = wrk_audit_event(event, t->job.id, t->c->worker_id, sha, &t->src);
     if (extra) {
         json_object_update(e, extra);
         json_decref(extra);
     }
-    json_array_append_new(out->audit, e);
+    json_array_append_new(t->out.audit, e);
 }
 
-static void finish(wrk_outcome *out, json_t *result)
+/* Ends the job without running it (or after the validator failed): status and reason. */
+static void end_early(wrk_task *t, const char *status, const char *event, const char *why)
 {
-    out->result = result;
-    out->status = json_string_value(json_object_get(result, "status"));
-}
-
-static void run_validated(const wrk_config *c, const wrk_job *job, const wrk_source *src,
-                          json_t *r, wrk_outcome *out)
-{
-    char now[32];
-    sbx_result s;
-    sbx_job sj = {
-        .code = job->code, .code_len = job->code_len,
-        .stdin_data = job->stdin_data, .stdin_len = job->stdin_len,
-        .limits = job->limits, .job_id = job->id,
-    };
-    wrk_now_iso(now);
-    json_object_set_new(r, "started_at", json_string(now));
-    audit_add(out, "started", job->id, c, job->code_sha256, src,
-              json_pack("{s:s}", "isolation", "exec"));
-    sbx_run(&c->sandbox, &sj, &s);
-    wrk_result_set_run(r, &s, &job->limits);
-    audit_add(out, "finished", job->id, c, job->code_sha256, src,
-              json_pack("{s:s, s:O, s:O, s:O}", "status", sbx_status_name(s.status),
-                        "exit_code", json_object_get(r, "exit_code"), "signal",
-                        json_object_get(r, "signal"), "usage", json_object_get(r, "usage")));
-    sbx_result_free(&s);
+    json_object_set_new(t->r, "status", json_string(status));
+    json_object_set_new(t->r, "message", json_string(why));
+    audit_add(t, event, json_pack("{s:s, s:s}", "status", status, "reason", why));
 }
 
 /* Validation ends the job when the program has findings or the validator itself failed. */
-static bool validate(const wrk_config *c, const wrk_job *job, const wrk_source *src, json_t *r,
-                     wrk_outcome *out)
+static bool validate(wrk_task *t)
 {
     char err[256] = "";
     val_report rep = {0};
-    if (val_init(err, sizeof err) < 0 || val_check(job->code, job->code_len, &rep, err,
-                                                   sizeof err) < 0) {
-        json_object_set_new(r, "status", json_string("internal_error"));
-        json_object_set_new(r, "message", json_string(err));
-        audit_add(out, "finished", job->id, c, job->code_sha256, src,
-                  json_pack("{s:s, s:s}", "status", "internal_error", "reason", err));
+    if (val_init(err, sizeof err) < 0 ||
+        val_check_policy(t->c->policy, t->job.code, t->job.code_len, &rep, err,
+                         sizeof err) < 0) {
+        end_early(t, "internal_error", "finished", err);
         return false;
     }
     if (rep.count == 0) {
         val_report_free(&rep);
         return true;
     }
-    json_object_set_new(r, "status", json_string("rejected"));
-    json_object_set_new(r, "findings", wrk_findings_json(&rep));
     char msg[320];
     snprintf(msg, sizeof msg, "rejected by policy: %zu finding%s, first: %s at line %d",
              rep.count, rep.count == 1 ? "" : "s", rep.items[0].rule, rep.items[0].line);
-    json_object_set_new(r, "message", json_string(msg));
-    audit_add(out, "rejected", job->id, c, job->code_sha256, src,
-              json_pack("{s:s, s:O}", "status", "rejected", "findings",
-                        json_object_get(r, "findings")));
+    json_object_set_new(t->r, "status", json_string("rejected"));
+    json_object_set_new(t->r, "findings", wrk_findings_json(&rep));
+    json_object_set_new(t->r, "message", json_string(msg));
+    audit_add(t, "rejected", json_pack("{s:s, s:O}", "status", "rejected", "findings",
+                                       json_object_get(t->r, "findings")));
     val_report_free(&rep);
     return false;
+}
+
+static void start_sandbox(wrk_task *t)
+{
+    char now[32];
+    sbx_job sj = {
+        .code = t->job.code, .code_len = t->job.code_len,
+        .stdin_data = t->job.stdin_data, .stdin_len = t->job.stdin_len,
+        .limits = t->job.limits, .job_id = t->job.id,
+    };
+    /* The runtime guard runs the program under the same policy the validator applied. */
+    sj.prelude = val_policy_guard(t->c->policy ? t->c->policy : val_policy_default(),
+                                  &sj.prelude_len);
+    wrk_now_iso(now);
+    json_object_set_new(t->r, "started_at", json_string(now));
+    audit_add(t, "started", json_pack("{s:s}", "isolation",
+                                      t->c->sandbox.isolation ? t->c->sandbox.isolation : "exec"));
+    t->proc = sbx_start(&t->c->sandbox, &sj);
+    if (!t->proc) end_early(t, "internal_error", "finished", "codeq: sandbox: out of memory");
+}
+
+static bool decode(wrk_task *t, const char *buf, size_t len)
+{
+    char received[32];
+    wrk_now_iso(received);
+    if (wrk_job_decode(buf, len, t->c, &t->job, t->why, sizeof t->why) == 0) {
+        t->r = wrk_result_new(t->job.id, "ok", t->c->worker_id, received, t->job.metadata);
+        json_object_set_new(t->r, "code_sha256", json_string(t->job.code_sha256));
+        if (t->job.reply_to) t->out.reply_to = strdup(t->job.reply_to);
+        audit_add(t, "received", NULL);
+        return true;
+    }
+    if (!t->job.id) {
+        char sha[65];
+        wrk_sha256_hex(buf, len, sha);
+        t->dead = true;
+        json_t *e = wrk_audit_event("dead_lettered", NULL, t->c->worker_id, sha, &t->src);
+        json_object_set_new(e, "reason", json_string(t->why));
+        json_array_append_new(t->out.audit, e);
+        return false;
+    }
+    t->r = wrk_result_new(t->job.id, "invalid", t->c->worker_id, received, t->job.metadata);
+    json_object_set_new(t->r, "message", json_string(t->why));
+    if (t->job.code_sha256[0])
+        json_object_set_new(t->r, "code_sha256", json_string(t->job.code_sha256));
+    audit_add(t, "received", NULL);
+    audit_add(t, "invalid", json_pack("{s:s, s:s}", "status", "invalid", "reason", t->why));
+    return false;
+}
+
+wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
+                         const char *refuse)
+{
+    wrk_task *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->c = c;
+    t->out.audit = json_array();
+    if (src) {
+        t->src = *src;
+        if (src->topic) {
+            snprintf(t->topic, sizeof t->topic, "%s", src->topic);
+            t->src.topic = t->topic;
+        }
+    }
+    if (!decode(t, buf, len)) return t;
+    if (refuse) {
+        end_early(t, "internal_error", "finished", refuse);
+        return t;
+    }
+    if (t->job.deadline_ms && wrk_now_epoch_ms() > t->job.deadline_ms) {
+        end_early(t, "expired", "expired", "the job's deadline passed before it could start");
+        return t;
+    }
+    if (validate(t)) start_sandbox(t);
+    return t;
+}
+
+sbx_proc *wrk_task_proc(const wrk_task *t)
+{
+    return t->proc;
+}
+
+bool wrk_task_done(const wrk_task *t)
+{
+    return !t->proc || sbx_done(t->proc);
+}
+
+void wrk_task_kill(wrk_task *t, const char *why)
+{
+    if (t->proc && !sbx_done(t->proc)) sbx_kill(t->proc, why);
+}
+
+static void collect(wrk_task *t)
+{
+    sbx_result s;
+    sbx_finish(t->proc, &s);
+    t->proc = NULL;
+    wrk_result_set_run(t->r, &s, &t->job.limits);
+    audit_add(t, "finished",
+              json_pack("{s:s, s:O, s:O, s:O}", "status", sbx_status_name(s.status),
+                        "exit_code", json_object_get(t->r, "exit_code"), "signal",
+                        json_object_get(t->r, "signal"), "usage",
+                        json_object_get(t->r, "usage")));
+    sbx_result_free(&s);
+}
+
+wrk_outcome *wrk_task_finish(wrk_task *t)
+{
+    if (t->proc) collect(t);
+    if (t->r && !t->out.result) {
+        t->out.result = t->r;
+        t->out.status = json_string_value(json_object_get(t->r, "status"));
+        t->r = NULL;
+    }
+    return &t->out;
+}
+
+bool wrk_task_dead_letter(const wrk_task *t, const char **why)
+{
+    *why = t->why;
+    return t->dead;
+}
+
+void wrk_task_free(wrk_task *t)
+{
+    if (!t) return;
+    if (t->proc) {
+        sbx_result s;
+        sbx_kill(t->proc, "codeq: worker: job abandoned");
+        sbx_finish(t->proc, &s);
+        sbx_result_free(&s);
+    }
+    json_decref(t->r);
+    wrk_outcome_free(&t->out);
+    wrk_job_free(&t->job);
+    free(t);
 }
 
 void wrk_execute(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
                  wrk_outcome *out, bool *dead_letter, char *why, size_t whylen)
 {
-    char received[32];
-    wrk_job job;
+    const char *reason;
     memset(out, 0, sizeof *out);
-    out->audit = json_array();
-    *dead_letter = false;
-    wrk_now_iso(received);
-    if (wrk_job_decode(buf, len, c, &job, why, whylen) < 0) {
-        if (!job.id) {
-            char sha[65];
-            wrk_sha256_hex(buf, len, sha);
-            *dead_letter = true;
-            audit_add(out, "dead_lettered", NULL, c, sha, src, json_pack("{s:s}", "reason", why));
-            wrk_job_free(&job);
-            return;
-        }
-        json_t *r = wrk_result_new(job.id, "invalid", c->worker_id, received, job.metadata);
-        json_object_set_new(r, "message", json_string(why));
-        if (job.code_sha256[0]) json_object_set_new(r, "code_sha256", json_string(job.code_sha256));
-        audit_add(out, "received", job.id, c, job.code_sha256, src, NULL);
-        audit_add(out, "invalid", job.id, c, job.code_sha256, src,
-                  json_pack("{s:s, s:s}", "status", "invalid", "reason", why));
-        finish(out, r);
-        wrk_job_free(&job);
+    wrk_task *t = wrk_task_start(c, buf, len, src, NULL);
+    if (!t) {
+        *dead_letter = false;
+        out->audit = json_array();
+        out->result = wrk_result_new("unknown", "internal_error", c->worker_id, "", NULL);
         return;
     }
-    json_t *r = wrk_result_new(job.id, "ok", c->worker_id, received, job.metadata);
-    json_object_set_new(r, "code_sha256", json_string(job.code_sha256));
-    if (job.reply_to) out->reply_to = strdup(job.reply_to);
-    audit_add(out, "received", job.id, c, job.code_sha256, src, NULL);
-    if (validate(c, &job, src, r, out)) run_validated(c, &job, src, r, out);
-    finish(out, r);
-    wrk_job_free(&job);
+    while (!wrk_task_done(t)) {
+        struct pollfd fds[8];
+        int n = sbx_pollfds(t->proc, fds, 8);
+        poll(fds, (nfds_t)n, sbx_timeout_ms(t->proc));
+        sbx_service(t->proc);
+    }
+    *out = *wrk_task_finish(t);
+    memset(&t->out, 0, sizeof t->out); /* moved to the caller */
+    *dead_letter = wrk_task_dead_letter(t, &reason);
+    snprintf(why, whylen, "%s", reason);
+    wrk_task_free(t);
 }
 
 void wrk_outcome_free(wrk_outcome *o)

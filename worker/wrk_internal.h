@@ -11,7 +11,10 @@
 
 /* "2026-11-30T05:45:29.123Z" */
 void wrk_now_iso(char out[32]);
-uint64_t wrk_now_ms(void);
+uint64_t wrk_now_ms(void);        /* monotonic */
+int64_t wrk_now_epoch_ms(void);    /* wall clock */
+/* Parses "2026-11-30T05:45:29Z" or with fractional seconds; -1 if not that form. */
+int64_t wrk_parse_iso_ms(const char *s);
 void wrk_sha256_hex(const void *data, size_t len, char out[65]);
 /* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
@@ -26,6 +29,8 @@ void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim);
 json_t *wrk_findings_json(const val_report *report);
 json_t *wrk_audit_event(const char *event, const char *job_id, const char *worker_id,
                         const char *sha256, const wrk_source *src);
+/* The sandbox profile named in every result and audit event; fixed at start-up ("full"). */
+void wrk_result_profile(const char *name);
 
 /* Kafka plumbing (wrk_kafka.c). Handles are created with the shared -X props applied. */
 rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
@@ -34,8 +39,8 @@ int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, ch
 /* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */
 int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, size_t errlen);
 
-/* Publish (wrk_publish.c): produce a job's records and wait until the broker acknowledged
- * every one of them. */
+/* Publish (wrk_publish.c): produce a job's records. Inside a transaction d is NULL (the
+ * commit confirms delivery); outside, d counts acknowledgements for wrk_publish_wait. */
 typedef struct {
     int outstanding;  /* records not yet acknowledged */
     int failed;       /* records the broker refused or that timed out */
@@ -51,13 +56,6 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
                             size_t errlen);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
-
-/* Commit (wrk_commit.c): the job's offset, after its records were acknowledged. */
-int wrk_commit_after(rd_kafka_t *consumer, const rd_kafka_message_t *m, char *err,
-                     size_t errlen);
-/* Rewinds the partition to m so the job is consumed again (at-least-once on publish failure). */
-int wrk_commit_rewind(rd_kafka_t *consumer, const rd_kafka_message_t *m, char *err,
-                      size_t errlen);
 
 /* Consume (wrk_consume.c): the worker's main loop; returns the process exit code. */
 int wrk_worker_loop(const wrk_config *c);

@@ -38,7 +38,7 @@ static int produce(rd_kafka_t *p, const char *topic, const char *key, const void
         snprintf(err, errlen, "codeq: publish: produce to %s: %s", topic, rd_kafka_err2str(e));
         return -1;
     }
-    d->outstanding++;
+    if (d) d->outstanding++;
     return 0;
 }
 

@@ -8,27 +8,62 @@
 
 #include "wrk_internal.h"
 
+/* Process-wide like the worker id: a weaker sandbox profile must show in every message. */
+static const char *wrk_profile = "full";
+
+void wrk_result_profile(const char *name)
+{
+    wrk_profile = name;
+}
+
 json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,
                        const char *received_at, json_t *metadata)
 {
     char now[32];
     wrk_now_iso(now);
-    return json_pack("{s:s, s:s, s:s, s:n, s:n, s:s, s:s, s:b, s:b, s:i, s:i, s:n, s:n, s:[],"
+    json_t *r = json_pack("{s:s, s:s, s:s, s:n, s:n, s:s, s:s, s:b, s:b, s:i, s:i, s:n, s:n, s:[],"
                      " s:s, s:n, s:s, s:n, s:s, s:O?}",
                      "id", id, "status", status, "message", "", "exit_code", "signal",
                      "stdout", "", "stderr", "", "stdout_truncated", 0, "stderr_truncated", 0,
                      "stdout_bytes", 0, "stderr_bytes", 0, "usage", "limits", "findings",
                      "worker", worker_id, "code_sha256", "received_at", received_at,
                      "started_at", "finished_at", now, "metadata", metadata);
+    json_object_set_new(r, "sandbox_profile", json_string(wrk_profile));
+    return r;
 }
 
 static json_t *limits_json(const sbx_limits *l)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "wall_ms", (json_int_t)l->wall_ms,
-                     "cpu_ms", (json_int_t)l->cpu_ms, "memory_mb", (json_int_t)l->memory_mb,
-                     "pids", (json_int_t)l->pids, "output_bytes", (json_int_t)l->output_bytes,
-                     "file_mb", (json_int_t)l->file_mb, "open_files",
-                     (json_int_t)l->open_files);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "wall_ms",
+                     (json_int_t)l->wall_ms, "cpu_ms", (json_int_t)l->cpu_ms, "memory_mb",
+                     (json_int_t)l->memory_mb, "pids", (json_int_t)l->pids, "output_bytes",
+                     (json_int_t)l->output_bytes, "file_mb", (json_int_t)l->file_mb,
+                     "open_files", (json_int_t)l->open_files, "tmpfs_mb",
+                     (json_int_t)l->tmpfs_mb, "artifact_files", (json_int_t)l->artifact_files,
+                     "artifact_bytes", (json_int_t)l->artifact_bytes);
+}
+
+/* Files the job left in /work: text when UTF-8, base64 otherwise. */
+static void set_artifacts(json_t *r, const sbx_result *s)
+{
+    if (!s->nartifacts && !s->artifacts_truncated)
+        return;
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->nartifacts; i++) {
+        const sbx_file *f = &s->artifacts[i];
+        bool lossy = false;
+        json_t *text = wrk_json_bytes(f->data, f->len, &lossy);
+        json_t *e = json_pack("{s:s, s:I}", "path", f->path, "bytes", (json_int_t)f->len);
+        if (lossy) {
+            json_decref(text);
+            json_object_set_new(e, "content_base64", wrk_json_base64(f->data, f->len));
+        } else {
+            json_object_set_new(e, "content", text);
+        }
+        json_array_append_new(a, e);
+    }
+    json_object_set_new(r, "artifacts", a);
+    json_object_set_new(r, "artifacts_truncated", json_boolean(s->artifacts_truncated));
 }
 
 static void set_stream(json_t *r, const char *name, const sbx_buf *b)
@@ -66,6 +101,9 @@ void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim)
                                   "cpu_ms", (json_int_t)s->cpu_ms, "max_rss_kb",
                                   (json_int_t)s->max_rss_kb));
     json_object_set_new(r, "limits", limits_json(lim));
+    set_artifacts(r, s);
+    if (s->profile)
+        json_object_set_new(r, "sandbox_profile", json_string(s->profile));
     wrk_now_iso(now);
     json_object_set_new(r, "finished_at", json_string(now));
 }
@@ -97,5 +135,6 @@ json_t *wrk_audit_event(const char *event, const char *job_id, const char *worke
                                       src->partition, "offset", (json_int_t)src->offset));
     else
         json_object_set_new(e, "source", json_null());
+    json_object_set_new(e, "sandbox_profile", json_string(wrk_profile));
     return e;
 }

@@ -25,6 +25,30 @@ uint64_t wrk_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+int64_t wrk_now_epoch_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t wrk_parse_iso_ms(const char *s)
+{
+    struct tm tm = {0};
+    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest) return -1;
+    int64_t ms = 0;
+    if (*rest == '.') {
+        int digits = 0;
+        for (rest++; *rest >= '0' && *rest <= '9'; rest++, digits++)
+            if (digits < 3) ms = ms * 10 + (*rest - '0');
+        if (digits == 0) return -1;
+        for (; digits < 3; digits++) ms *= 10;
+    }
+    if (strcmp(rest, "Z") != 0) return -1;
+    return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
 void wrk_sha256_hex(const void *data, size_t len, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];

@@ -62,5 +62,12 @@ class Failures:
         sys.exit(1 if self.items else 0)
 
 
+# CODEQ_TEST_ISOLATION=zygote runs every `codeq run` of a suite in zygote mode (default exec).
+ISOLATION = os.environ.get("CODEQ_TEST_ISOLATION", "exec")
+ISOLATION_ARGS = [f"--isolation={ISOLATION}"] if ISOLATION != "exec" else []
+
+
 def run(args, **kw):
+    if args and args[0] == "run":
+        args = ["run", *ISOLATION_ARGS, *args[1:]]
     return subprocess.run([BIN, *args], capture_output=True, text=True, **kw)

@@ -1,0 +1,186 @@
+/* isolation_bench: per-job time of zygote mode vs exec mode vs the seed's approach (issue 5).
+ *
+ * Same jobs for each: a trivial one (`pass`) and a heavier import (numpy is not installed on
+ * this host, so `import decimal, json, re, statistics, datetime, collections` stands in).
+ * Zygote and exec mode are measured in-process through sbx_run (the worker's path minus the
+ * validator), one job at a time, start to result; the zygote is warmed by one job first (its
+ * spawn is a once-per-worker cost). The seed's approach, subprocess.run([python3, -c, code]),
+ * is measured from /usr/bin/python3 itself, as the seed ran it. A diagnostic row runs zygote
+ * mode under the no-cgroup profile to show what the per-job cgroup costs.
+ * Prints a table (median, p95, ratios to the seed and to exec mode) and writes JSON.
+ *
+ *   build/isolation_bench [-n 100] [-o bench/results/isolation.json]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+#define HEAVY_MODULES "decimal,json,re,statistics,datetime,collections"
+
+static const struct {
+    const char *name, *code;
+} jobs[] = {
+    {"trivial", "pass\n"},
+    {"heavy-import", "import decimal, json, re, statistics, datetime, collections\n"},
+};
+enum { NJOBS = 2 };
+
+typedef struct {
+    const char *mode;
+    double med[NJOBS], p95[NJOBS];
+} row;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void stats(double *t, int n, double *med, double *p95)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    *med = t[n / 2];
+    *p95 = t[(n * 95) / 100 < n ? (n * 95) / 100 : n - 1];
+}
+
+static int one(const sbx_config *c, const char *code, double *ms)
+{
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench"};
+    sbx_limits_default(&j.limits);
+    sbx_result r;
+    double t0 = now_ms();
+    sbx_run(c, &j, &r);
+    *ms = now_ms() - t0;
+    int ok = r.status == SBX_OK;
+    if (!ok)
+        fprintf(stderr, "isolation_bench: job ended %s: %s %.300s\n", sbx_status_name(r.status),
+                r.message, r.err.data);
+    sbx_result_free(&r);
+    return ok ? 0 : -1;
+}
+
+static int bench_sandbox(row *rw, const sbx_config *c, int n)
+{
+    double *t = calloc((size_t)n, sizeof *t), warm;
+    if (!t)
+        return -1;
+    for (int k = 0; k < NJOBS; k++) {
+        if (one(c, jobs[k].code, &warm) < 0)
+            goto fail;
+        for (int i = 0; i < n; i++)
+            if (one(c, jobs[k].code, &t[i]) < 0)
+                goto fail;
+        stats(t, n, &rw->med[k], &rw->p95[k]);
+    }
+    free(t);
+    return 0;
+fail:
+    free(t);
+    return -1;
+}
+
+/* The seed: subprocess.run from /usr/bin/python3, timed there; one line of times per job. */
+static int bench_seed(row *rw, int n)
+{
+    for (int k = 0; k < NJOBS; k++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "/usr/bin/python3 -c 'import subprocess, time\n"
+                 "code = %s\n"
+                 "for i in range(%d + 1):\n"
+                 "    t = time.perf_counter()\n"
+                 "    subprocess.run([\"/usr/bin/python3\", \"-c\", code], timeout=10, check=True)\n"
+                 "    print((time.perf_counter() - t) * 1000) if i else None\n'",
+                 k == 0 ? "\"pass\"" : "\"import decimal, json, re, statistics, datetime, collections\"",
+                 n);
+        FILE *f = popen(cmd, "r");
+        if (!f)
+            return -1;
+        double *t = calloc((size_t)n, sizeof *t);
+        int got = 0;
+        while (t && got < n && fscanf(f, "%lf", &t[got]) == 1)
+            got++;
+        int rc = pclose(f);
+        if (!t || got != n || rc != 0) {
+            free(t);
+            fprintf(stderr, "isolation_bench: seed run failed (%d of %d times)\n", got, n);
+            return -1;
+        }
+        stats(t, n, &rw->med[k], &rw->p95[k]);
+        free(t);
+    }
+    return 0;
+}
+
+static void report(const row *rows, int nrows, int n, const char *out)
+{
+    const row *seed = &rows[0], *exec = &rows[1];
+    printf("%-22s %-13s %9s %9s %9s %9s\n", "mode", "job", "median ms", "p95 ms", "x seed",
+           "x exec");
+    for (int r = 0; r < nrows; r++)
+        for (int k = 0; k < NJOBS; k++)
+            printf("%-22s %-13s %9.2f %9.2f %8.1fx %8.1fx\n", rows[r].mode, jobs[k].name,
+                   rows[r].med[k], rows[r].p95[k], seed->med[k] / rows[r].med[k],
+                   exec->med[k] / rows[r].med[k]);
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        perror(out);
+        return;
+    }
+    fprintf(f, "{\n  \"jobs_per_cell\": %d,\n  \"note\": \"numpy not installed: heavy-import is "
+               "the stdlib stand-in\",\n  \"rows\": [\n", n);
+    for (int r = 0; r < nrows; r++)
+        for (int k = 0; k < NJOBS; k++)
+            fprintf(f,
+                    "    {\"mode\": \"%s\", \"job\": \"%s\", \"median_ms\": %.3f, \"p95_ms\": %.3f, "
+                    "\"speedup_vs_seed\": %.2f, \"speedup_vs_exec\": %.2f}%s\n",
+                    rows[r].mode, jobs[k].name, rows[r].med[k], rows[r].p95[k],
+                    seed->med[k] / rows[r].med[k], exec->med[k] / rows[r].med[k],
+                    r == nrows - 1 && k == NJOBS - 1 ? "" : ",");
+    fprintf(f, "  ]\n}\n");
+    fclose(f);
+    printf("wrote %s\n", out);
+}
+
+int main(int argc, char **argv)
+{
+    int n = 100, opt;
+    const char *out = CODEQ_BENCH_RESULTS;
+    while ((opt = getopt(argc, argv, "n:o:")) != -1) {
+        if (opt == 'o')
+            out = optarg;
+        else if (opt != 'n' || (n = atoi(optarg)) < 2 || n > 100000) {
+            fprintf(stderr, "usage: isolation_bench [-n N] [-o FILE]\n");
+            return 2;
+        }
+    }
+    row rows[5] = {{.mode = "seed subprocess.run"}, {.mode = "exec"}, {.mode = "zygote"},
+                   {.mode = "zygote+preload"}, {.mode = "zygote+preload no-cg"}};
+    sbx_config c;
+    sbx_config_default(&c);
+    if (bench_seed(&rows[0], n) < 0 || bench_sandbox(&rows[1], &c, n) < 0)
+        return 1;
+    c.isolation = "zygote";
+    if (bench_sandbox(&rows[2], &c, n) < 0)
+        return 1;
+    c.zygote_preload = HEAVY_MODULES;
+    if (bench_sandbox(&rows[3], &c, n) < 0)
+        return 1;
+    c.profile = "no-cgroup"; /* diagnostic only: what the per-job cgroup costs */
+    if (bench_sandbox(&rows[4], &c, n) < 0)
+        return 1;
+    sbx_zygote_shutdown();
+    report(rows, 5, n, out);
+    return 0;
+}

@@ -1,0 +1,258 @@
+/* sbx_cgroup.c: cgroup v1 backend — memory (+memsw), pids, cpu and cpuacct hierarchies.
+ *
+ * Through libcgroup: the job's cgroup <parent>/job-<worker pid>-<n> is created in the four
+ * hierarchies with its limits in one cgroup_create_cgroup() (values are written in the
+ * order added: memory.limit_in_bytes before memory.memsw.limit_in_bytes, which must not be
+ * below it), the init attached with cgroup_attach_task_pid(), figures read with
+ * cgroup_read_value_*(), and the cgroup removed with cgroup_delete_cgroup_ext().
+ *   memory   limit_in_bytes = memsw.limit_in_bytes = memory_mb: no swap beyond the limit;
+ *            where memsw is absent (swapaccount=0) swappiness 0 instead. Peak:
+ *            max_usage_in_bytes; OOM kills: the oom_kill line of memory.oom_control.
+ *   pids     pids.max = pids (processes and threads).
+ *   cpu      cfs_quota_us = cfs_period_us: one CPU at most.
+ *   cpuacct  usage (ns) for the job's CPU time; its file is kept open, because the parent
+ *            polls it while the job runs and a pread() is all that costs.
+ * The parent's cpu.shares is raised once per process to 1024 x 4 per online CPU: all jobs sit
+ * in that one group, which otherwise weighs as much as a single host task, so that under
+ * load every job would crawl (measured: a trivial job's wall time doubled at load 10).
+ * v1 has no cgroup.kill: at the end every pid still listed is SIGKILLed (normally none: the
+ * pid namespace died with the init), bounded retries, then the directories are removed;
+ * rmdir may briefly say EBUSY while exiting tasks leave.
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libcgroup.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    struct cgroup *cg;
+    char name[192];
+    int usage_fd; /* cpuacct.usage */
+} sbx_cg1;
+
+static atomic_uint sbx_cg1_seq;
+static pthread_once_t sbx_cg1_once = PTHREAD_ONCE_INIT;
+static char sbx_cg1_parent[128];
+static int sbx_cg1_parent_rc;
+
+static void sbx_cg1_parent_setup(void)
+{
+    struct cgroup *cg = cgroup_new_cgroup(sbx_cg1_parent);
+    struct cgroup_controller *cpu = cg ? cgroup_add_controller(cg, "cpu") : NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t shares = 1024u * 4u * (uint64_t)(cpus > 0 ? cpus : 1);
+    sbx_cg1_parent_rc = !cpu || cgroup_add_value_uint64(cpu, "cpu.shares", shares) ? ECGFAIL
+                                                                                   : cgroup_create_cgroup(cg, 0);
+    cgroup_free(&cg);
+}
+
+static int sbx_cg1_fail(sbx_proc *p, const char *what, const char *name, int rc)
+{
+    return sbx_fail(p, 0, "cgroup %s %s: %s", what, name, sbx_cgroup_strerror(rc));
+}
+
+static bool sbx_cg1_has_memsw(void)
+{
+    char *mp = NULL;
+    bool yes = false;
+    if (cgroup_get_subsys_mount_point("memory", &mp) == 0 && mp) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/memory.memsw.limit_in_bytes", mp);
+        yes = access(path, F_OK) == 0;
+    }
+    free(mp);
+    return yes;
+}
+
+static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
+{
+    struct cgroup *cg = cgroup_new_cgroup(name);
+    if (!cg)
+        return NULL;
+    struct cgroup_controller *mem = cgroup_add_controller(cg, "memory");
+    struct cgroup_controller *pids = cgroup_add_controller(cg, "pids");
+    struct cgroup_controller *cpu = cgroup_add_controller(cg, "cpu");
+    struct cgroup_controller *acct = cgroup_add_controller(cg, "cpuacct");
+    uint64_t bytes = (uint64_t)l->memory_mb << 20;
+    if (!mem || !pids || !cpu || !acct ||
+        cgroup_add_value_uint64(mem, "memory.limit_in_bytes", bytes) ||
+        (sbx_cg1_has_memsw() ? cgroup_add_value_uint64(mem, "memory.memsw.limit_in_bytes", bytes)
+                             : cgroup_add_value_uint64(mem, "memory.swappiness", 0)) ||
+        cgroup_add_value_uint64(pids, "pids.max", l->pids) ||
+        cgroup_add_value_uint64(cpu, "cpu.cfs_period_us", 100000) ||
+        cgroup_add_value_int64(cpu, "cpu.cfs_quota_us", 100000)) {
+        cgroup_free(&cg);
+        return NULL;
+    }
+    return cg;
+}
+
+static int sbx_cg1_open_usage(sbx_proc *p, sbx_cg1 *g)
+{
+    char *mp = NULL, path[PATH_MAX];
+    int rc = cgroup_get_subsys_mount_point("cpuacct", &mp);
+    if (rc != 0 || !mp) {
+        free(mp);
+        return sbx_cg1_fail(p, "mount point of", "cpuacct", rc);
+    }
+    snprintf(path, sizeof path, "%s/%s/cpuacct.usage", mp, g->name);
+    free(mp);
+    g->usage_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (g->usage_fd < 0)
+        return sbx_fail(p, errno, "cgroup open %s", path);
+    return 0;
+}
+
+static int sbx_cg1_create(sbx_proc *p)
+{
+    sbx_cg1 *g = calloc(1, sizeof *g);
+    if (!g)
+        return sbx_fail(p, ENOMEM, "cgroup");
+    g->usage_fd = -1;
+    p->cg = g;
+    if (!sbx_cg1_parent[0])
+        snprintf(sbx_cg1_parent, sizeof sbx_cg1_parent, "%s", p->cgroup_parent);
+    pthread_once(&sbx_cg1_once, sbx_cg1_parent_setup);
+    if (sbx_cg1_parent_rc != 0)
+        return sbx_cg1_fail(p, "create parent", sbx_cg1_parent, sbx_cg1_parent_rc);
+    snprintf(g->name, sizeof g->name, "%s/job-%d-%u", p->cgroup_parent, (int)getpid(),
+             atomic_fetch_add(&sbx_cg1_seq, 1));
+    g->cg = sbx_cg1_describe(g->name, &p->limits);
+    if (!g->cg)
+        return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
+    int rc = cgroup_create_cgroup(g->cg, 0);
+    if (rc != 0)
+        return sbx_cg1_fail(p, "create", g->name, rc);
+    return sbx_cg1_open_usage(p, g);
+}
+
+static int sbx_cg1_attach(sbx_proc *p)
+{
+    sbx_cg1 *g = p->cg;
+    int rc = cgroup_attach_task_pid(g->cg, p->pid);
+    if (rc != 0)
+        return sbx_cg1_fail(p, "attach init to", g->name, rc);
+    return 0;
+}
+
+/* The number after `key` in a controller file ("oom_kill 3"), or its first number. */
+static int sbx_cg1_read(const char *name, const char *controller, const char *file,
+                        const char *key, uint64_t *v)
+{
+    void *h = NULL;
+    char line[256];
+    size_t klen = key ? strlen(key) : 0;
+    int rc = cgroup_read_value_begin(controller, name, (char *)file, &h, line, sizeof line);
+    for (int i = 0; rc == 0 && i < 64; i++) {
+        if (!key || (strncmp(line, key, klen) == 0 && line[klen] == ' ')) {
+            *v = strtoull(line + (key ? klen + 1 : 0), NULL, 10);
+            break;
+        }
+        rc = cgroup_read_value_next(&h, line, sizeof line);
+    }
+    if (h)
+        cgroup_read_value_end(&h);
+    return rc == 0 ? 0 : -1;
+}
+
+static int sbx_cg1_cpu_ns(sbx_proc *p, uint64_t *ns)
+{
+    sbx_cg1 *g = p->cg;
+    char buf[32];
+    ssize_t n = g->usage_fd >= 0 ? pread(g->usage_fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    *ns = strtoull(buf, NULL, 10);
+    return 0;
+}
+
+static int sbx_cg1_account(sbx_proc *p)
+{
+    sbx_cg1 *g = p->cg;
+    if (sbx_cg1_read(g->name, "memory", "memory.max_usage_in_bytes", NULL, &p->cg_peak_bytes) ||
+        sbx_cg1_read(g->name, "memory", "memory.oom_control", "oom_kill", &p->cg_oom_kills) ||
+        sbx_cg1_cpu_ns(p, &p->cg_cpu_ns) < 0)
+        return sbx_fail(p, errno, "cgroup read usage of %s", g->name);
+    p->cg_have = true;
+    return 0;
+}
+
+static void sbx_cg1_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* SIGKILLs whatever is still listed, until nothing is; 0 once empty. */
+static int sbx_cg1_empty(sbx_cg1 *g)
+{
+    for (int round = 0; round < 200; round++) {
+        pid_t *pids = NULL;
+        int n = 0;
+        if (cgroup_get_procs(g->name, "pids", &pids, &n) != 0) {
+            free(pids);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            kill(pids[i], SIGKILL);
+        free(pids);
+        if (n == 0)
+            return 0;
+        sbx_cg1_sleep_ms(5);
+    }
+    return -1;
+}
+
+static int sbx_cg1_destroy(sbx_proc *p)
+{
+    sbx_cg1 *g = p->cg;
+    int rc = 0;
+    if (g->usage_fd >= 0)
+        close(g->usage_fd);
+    if (g->cg) {
+        if (sbx_cg1_empty(g) < 0)
+            rc = sbx_fail(p, 0, "cgroup %s: processes left after SIGKILL", g->name);
+        int drc = ECGOTHER;
+        for (int tries = 0; tries < 200; tries++) {
+            if ((drc = cgroup_delete_cgroup_ext(g->cg, CGFLAG_DELETE_EMPTY_ONLY)) == 0)
+                break;
+            sbx_cg1_sleep_ms(5);
+        }
+        if (drc != 0 && rc == 0)
+            rc = sbx_cg1_fail(p, "remove", g->name, drc);
+        cgroup_free(&g->cg);
+    }
+    free(g);
+    p->cg = NULL;
+    return rc;
+}
+
+static int sbx_cg1_probe(const char *parent, char *why, size_t whylen)
+{
+    sbx_limits l;
+    sbx_limits_default(&l);
+    char name[192];
+    snprintf(name, sizeof name, "%s/selfcheck-%d", parent, (int)getpid());
+    struct cgroup *cg = sbx_cg1_describe(name, &l);
+    return sbx_cgroup_probe_cycle(cg, name, why, whylen);
+}
+
+const sbx_cgroup_ops sbx_cgroup_v1 = {
+    .name = "cgroup-v1",
+    .create = sbx_cg1_create,
+    .attach = sbx_cg1_attach,
+    .cpu_ns = sbx_cg1_cpu_ns,
+    .account = sbx_cg1_account,
+    .destroy = sbx_cg1_destroy,
+    .probe = sbx_cg1_probe,
+};

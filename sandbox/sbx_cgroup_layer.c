@@ -1,0 +1,137 @@
+/* sbx_cgroup_layer.c: the cgroup layer — one backend for the process, chosen at first use.
+ *
+ * cgroup v1 (this development VM: memory, pids, cpu, cpuacct hierarchies) and v2 (the
+ * unified hierarchy of most production hosts) need different files but the same steps, so
+ * each is a backend with one interface (sbx_int.h: sbx_cgroup_ops) in its own file, like
+ * nsjail's cgroup.cc / cgroup2.cc. A host whose /sys/fs/cgroup is cgroup2 gets v2; one with
+ * a v1 memory hierarchy gets v1 (a hybrid host's empty unified mount is not used).
+ * The job's cgroup is made before the clone, the init is attached before it is let go (so
+ * nothing of the job ever runs outside it), its figures are read once the init is reaped,
+ * and it is emptied and removed at collect. While the job runs, the parent polls its CPU
+ * time every SBX_CG_POLL_MS: RLIMIT_CPU is per process, the cgroup's total is the job's.
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <libcgroup.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+
+enum { SBX_CG_POLL_MS = 100 };
+
+static const sbx_cgroup_ops *sbx_cg_chosen;
+static char sbx_cg_why[200];
+static pthread_once_t sbx_cg_once = PTHREAD_ONCE_INIT;
+
+const char *sbx_cgroup_strerror(int rc)
+{
+    if (rc == ECGOTHER)
+        return strerrordesc_np(cgroup_get_last_errno()) ? strerrordesc_np(cgroup_get_last_errno())
+                                                         : "unknown error";
+    return cgroup_strerror(rc);
+}
+
+static void sbx_cg_choose(void)
+{
+    struct statfs fs;
+    if (statfs("/sys/fs/cgroup", &fs) < 0) {
+        snprintf(sbx_cg_why, sizeof sbx_cg_why, "cgroup: statfs(/sys/fs/cgroup): %s",
+                 strerrordesc_np(errno));
+        return;
+    }
+    const sbx_cgroup_ops *ops = NULL;
+    if (fs.f_type == CGROUP2_SUPER_MAGIC)
+        ops = &sbx_cgroup_v2;
+    else if (statfs("/sys/fs/cgroup/memory", &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC)
+        ops = &sbx_cgroup_v1;
+    if (!ops) {
+        snprintf(sbx_cg_why, sizeof sbx_cg_why,
+                 "cgroup: neither cgroup2 at /sys/fs/cgroup nor a v1 memory hierarchy");
+        return;
+    }
+    int rc = cgroup_init();
+    if (rc != 0) {
+        snprintf(sbx_cg_why, sizeof sbx_cg_why, "cgroup: cgroup_init: %s",
+                 sbx_cgroup_strerror(rc));
+        return;
+    }
+    sbx_cg_chosen = ops;
+}
+
+const sbx_cgroup_ops *sbx_cgroup_backend(char *why, size_t whylen)
+{
+    pthread_once(&sbx_cg_once, sbx_cg_choose);
+    if (!sbx_cg_chosen)
+        snprintf(why, whylen, "%s", sbx_cg_why);
+    return sbx_cg_chosen;
+}
+
+static int sbx_cgroup_prepare(sbx_proc *p)
+{
+    if (!p->use_cgroup)
+        return 0;
+    char why[200];
+    p->cg_ops = sbx_cgroup_backend(why, sizeof why);
+    if (!p->cg_ops)
+        return sbx_fail(p, 0, "%s", why);
+    return p->cg_ops->create(p);
+}
+
+static int sbx_cgroup_from_parent(sbx_proc *p)
+{
+    if (!p->cg)
+        return 0;
+    if (p->cg_ops->attach(p) < 0)
+        return -1;
+    p->cg_next_check_ms = sbx_now_ms() + SBX_CG_POLL_MS;
+    return 0;
+}
+
+bool sbx_cgroup_cpu_over(sbx_proc *p)
+{
+    uint64_t now = sbx_now_ms(), ns = 0;
+    if (!p->cg || !p->cg_next_check_ms || now < p->cg_next_check_ms)
+        return false;
+    p->cg_next_check_ms = now + SBX_CG_POLL_MS;
+    /* Past the per-process RLIMIT_CPU (rounded up) and a margin: a single busy process gets
+     * its SIGXCPU first, a job of many is stopped here. */
+    uint64_t limit_ms = ((uint64_t)p->limits.cpu_ms + 999) / 1000 * 1000 + 500;
+    return p->cg_ops->cpu_ns(p, &ns) == 0 && ns > limit_ms * 1000000u;
+}
+
+static int sbx_cgroup_account(sbx_proc *p)
+{
+    p->cg_next_check_ms = 0;
+    if (!p->cg || p->pid <= 0)
+        return 0;
+    return p->cg_ops->account(p);
+}
+
+static int sbx_cgroup_collect(sbx_proc *p)
+{
+    if (!p->cg)
+        return 0;
+    return p->cg_ops->destroy(p);
+}
+
+const sbx_layer sbx_layer_cgroup = {
+    .name = "cgroup",
+    .prepare = sbx_cgroup_prepare,
+    .from_parent = sbx_cgroup_from_parent,
+    .account = sbx_cgroup_account,
+    .collect = sbx_cgroup_collect,
+};
+
+int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen)
+{
+    int rc = cg ? cgroup_create_cgroup(cg, 0) : ECGFAIL;
+    if (rc != 0)
+        snprintf(why, whylen, SBX_PREFIX "cgroup create %s: %s", name, sbx_cgroup_strerror(rc));
+    if (cg && rc == 0 && (rc = cgroup_delete_cgroup_ext(cg, 0)) != 0)
+        snprintf(why, whylen, SBX_PREFIX "cgroup remove %s: %s", name, sbx_cgroup_strerror(rc));
+    cgroup_free(&cg);
+    return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,279 @@
+/* sbx_seccomp.c: the system calls a job may make — an allowlist, loaded last before execve.
+ *
+ * What CPython 3.11 (and numpy, multiprocessing, subprocess) needs is allowed; a handful of
+ * calls are answered instead of killed, because programs probe them and cope: clone3 gets
+ * ENOSYS (glibc then falls back to clone), and the known dangerous ones (ptrace, mount,
+ * namespaces, kexec, bpf, perf, keyrings, userfaultfd, io_uring, process_vm_*, syslog, ...)
+ * get EPERM, as does clone with a namespace flag, socket/socketpair of any family but
+ * AF_UNIX and ioctl(TIOCSTI) — compared on the low 32 bits, since the kernel ignores the
+ * high ones. Anything else kills the whole process (SCMP_ACT_KILL_PROCESS): an unexpected
+ * call is either an attack or a gap in this list, and either way a clear SIGSYS that the
+ * verdict reports as seccomp_violation beats a mysterious errno. personality() other than
+ * the default persona or the query is such a kill. Other architectures (i386 int 0x80, x32)
+ * are killed too: their numbers mean different calls.
+ * The filter is built once per process with libseccomp and exported as BPF in the parent:
+ * the child only hands the finished program to the kernel (no malloc after clone).
+ */
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char *const sbx_sc_allow[] = {
+    /* files and descriptors */
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2",
+    "pwritev2", "open", "openat", "openat2", "creat", "close", "close_range", "stat", "fstat",
+    "lstat", "newfstatat", "statx", "lseek", "access", "faccessat", "faccessat2", "pipe",
+    "pipe2", "dup", "dup2", "dup3", "fcntl", "flock", "fsync", "fdatasync", "sync_file_range",
+    "truncate", "ftruncate", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename",
+    "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink",
+    "unlinkat", "symlink", "symlinkat", "readlink", "readlinkat", "chmod", "fchmod",
+    "fchmodat", "chown", "fchown", "lchown", "fchownat", "umask", "mknod", "mknodat", "statfs", "fstatfs",
+    "utime", "utimes", "utimensat", "futimesat", "fadvise64", "fallocate", "copy_file_range",
+    "sendfile", "splice", "tee", "readahead", "memfd_create", "eventfd", "eventfd2",
+    "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "getxattr",
+    "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
+    /* waiting */
+    "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl",
+    "epoll_wait", "epoll_pwait", "epoll_pwait2", "nanosleep", "clock_nanosleep", "pause",
+    "futex", "futex_waitv", "set_robust_list", "get_robust_list", "sched_yield",
+    /* memory */
+    "brk", "mmap", "munmap", "mprotect", "mremap", "madvise", "msync", "mincore", "mlock",
+    "mlock2", "munlock", "mlockall", "munlockall", "membarrier", "get_mempolicy",
+    /* processes and signals (inside the job's own pid namespace) */
+    "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4", "waitid",
+    "kill", "tkill", "tgkill", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
+    "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend", "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo", "sigaltstack", "pidfd_open", "pidfd_send_signal", "set_tid_address",
+    "rseq", "arch_prctl", "prctl", "restart_syscall", "getitimer", "setitimer", "alarm",
+    "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
+    /* identity and limits: reading, or changes the kernel refuses without capabilities */
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
+    "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "setsid", "setpgid", "setuid",
+    "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid",
+    "setfsgid", "capget", "capset", "getrlimit", "setrlimit", "prlimit64", "getrusage",
+    "getpriority", "setpriority", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
+    "sched_get_priority_max", "sched_get_priority_min", "sched_getattr", "sched_rr_get_interval",
+    "ioprio_get", "getcpu",
+    /* time and system facts */
+    "uname", "sysinfo", "times", "time", "gettimeofday", "clock_gettime", "clock_getres",
+    "getrandom",
+    /* AF_UNIX sockets (socket and socketpair are filtered below) */
+    "connect", "accept", "accept4", "bind", "listen", "sendto", "recvfrom", "sendmsg",
+    "recvmsg", "sendmmsg", "recvmmsg", "shutdown", "getsockname", "getpeername", "setsockopt",
+    "getsockopt",
+    /* SysV IPC and POSIX queues: the job's own ipc namespace */
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
+    "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+    "mq_notify", "mq_getsetattr",
+};
+
+static const char *const sbx_sc_deny[] = {
+    "ptrace", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "kexec_load",
+    "kexec_file_load", "bpf", "perf_event_open", "keyctl", "add_key", "request_key",
+    "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "process_vm_readv",
+    "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp", "syslog", "acct", "swapon",
+    "swapoff", "reboot", "init_module", "finit_module", "delete_module", "quotactl",
+    "open_by_handle_at", "name_to_handle_at", "fanotify_init", "iopl", "ioperm",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
+    "setdomainname", "sched_setaffinity", "sched_setparam", "sched_setscheduler",
+    "sched_setattr", "ioprio_set", "fsopen", "fsmount", "fsconfig", "fspick", "move_mount",
+    "open_tree", "mount_setattr", "move_pages", "migrate_pages", "mbind", "set_mempolicy",
+    "vhangup", "uselib", "ustat", "sysfs", "lookup_dcookie", "nfsservctl", "vmsplice",
+    "landlock_create_ruleset", "memfd_secret", "seccomp",
+};
+
+/* ioctl, clone, socket, socketpair and personality have argument rules below: an
+ * unconditional rule for them here would override those. */
+static int sbx_sc_name(scmp_filter_ctx c, uint32_t action, const char *name)
+{
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR)
+        return 0; /* unknown to this libseccomp: the default action covers it */
+    return seccomp_rule_add(c, action, nr, 0);
+}
+
+/* ioctl: EPERM for TIOCSTI in the low 32 bits; allowed when any of those bits differs. */
+static int sbx_sc_ioctl(scmp_filter_ctx c)
+{
+    int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+    for (unsigned b = 0; rc == 0 && b < 32; b++) {
+        scmp_datum_t bit = (scmp_datum_t)1 << b;
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, bit, ~(scmp_datum_t)TIOCSTI & bit));
+    }
+    return rc;
+}
+
+static int sbx_sc_clone(scmp_filter_ctx c)
+{
+    static const scmp_datum_t ns[] = {CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+                                      CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWCGROUP};
+    scmp_datum_t all = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof ns / sizeof ns[0]; i++) {
+        all |= ns[i];
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, ns[i], ns[i]));
+    }
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, all, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    return rc;
+}
+
+static int sbx_sc_args(scmp_filter_ctx c)
+{
+    int rc = 0;
+    const int calls[] = {SCMP_SYS(socket), SCMP_SYS(socketpair)};
+    for (size_t i = 0; rc == 0 && i < 2; i++) {
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, calls[i], 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+        if (rc == 0)
+            rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), calls[i], 1,
+                                  SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    }
+    if (rc == 0) /* PER_LINUX, and 0xffffffff which only asks */
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, 0xffffffffu));
+    return rc;
+}
+
+/* Two programs: [0] exec mode, [1] zygote mode, where the job's interpreter is already
+ * running and execve/execveat get EPERM (no shell, no binaries; subprocess fails cleanly). */
+static struct sock_fprog sbx_sc_progs[2];
+static char sbx_sc_errors[2][160];
+static pthread_once_t sbx_sc_onces[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+static int sbx_sc_variant; /* the one being built: pthread_once's callback takes no argument */
+#define sbx_sc_prog sbx_sc_progs[sbx_sc_variant]
+#define sbx_sc_error sbx_sc_errors[sbx_sc_variant]
+
+static bool sbx_sc_is_exec(const char *name)
+{
+    return strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0;
+}
+
+static int sbx_sc_no_exec(scmp_filter_ctx c)
+{
+    int rc = sbx_sc_name(c, SCMP_ACT_ERRNO(EPERM), "execve");
+    return rc < 0 ? rc : sbx_sc_name(c, SCMP_ACT_ERRNO(EPERM), "execveat");
+}
+
+/* Exports the BPF through a memfd: libseccomp 2.5 has no export-to-memory. */
+static int sbx_sc_export(scmp_filter_ctx c)
+{
+    int fd = memfd_create("codeq-seccomp", MFD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = seccomp_export_bpf(c, fd);
+    off_t len = rc == 0 ? lseek(fd, 0, SEEK_END) : -1;
+    void *buf = len > 0 ? malloc((size_t)len) : NULL;
+    if (rc == 0 && (!buf || pread(fd, buf, (size_t)len, 0) != len))
+        rc = -EIO;
+    close(fd);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    sbx_sc_prog.len = (unsigned short)((size_t)len / sizeof(struct sock_filter));
+    sbx_sc_prog.filter = buf; /* kept for the life of the process */
+    return 0;
+}
+
+static void sbx_sc_build(void);
+
+static void sbx_sc_build_exec(void)
+{
+    sbx_sc_variant = 0;
+    sbx_sc_build();
+}
+
+static void sbx_sc_build_noexec(void)
+{
+    sbx_sc_variant = 1;
+    sbx_sc_build();
+}
+
+static void sbx_sc_build(void)
+{
+    const char *step = "seccomp_init";
+    int rc = -ENOMEM;
+    scmp_filter_ctx c = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    if (c) {
+        step = "seccomp_attr_set(ACT_BADARCH)";
+        rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof sbx_sc_allow / sizeof sbx_sc_allow[0]; i++)
+        if (!(sbx_sc_variant && sbx_sc_is_exec(sbx_sc_allow[i])) &&
+            (rc = sbx_sc_name(c, SCMP_ACT_ALLOW, sbx_sc_allow[i])) < 0)
+            step = sbx_sc_allow[i];
+    if (rc == 0 && sbx_sc_variant && (rc = sbx_sc_no_exec(c)) < 0)
+        step = "execve rules";
+    for (size_t i = 0; rc == 0 && i < sizeof sbx_sc_deny / sizeof sbx_sc_deny[0]; i++)
+        if ((rc = sbx_sc_name(c, SCMP_ACT_ERRNO(EPERM), sbx_sc_deny[i])) < 0)
+            step = sbx_sc_deny[i];
+    if (rc == 0 && (rc = sbx_sc_ioctl(c)) < 0)
+        step = "ioctl rules";
+    if (rc == 0 && (rc = sbx_sc_clone(c)) < 0)
+        step = "clone rules";
+    if (rc == 0 && (rc = sbx_sc_args(c)) < 0)
+        step = "socket/personality rules";
+    if (rc == 0 && (rc = sbx_sc_export(c)) < 0)
+        step = "seccomp_export_bpf";
+    if (rc < 0)
+        snprintf(sbx_sc_error, sizeof sbx_sc_error, "seccomp filter: %s: %s", step,
+                 strerrordesc_np(-rc) ? strerrordesc_np(-rc) : "unknown error");
+    seccomp_release(c);
+}
+
+static int sbx_seccomp_prepare(sbx_proc *p)
+{
+    if (!p->use_seccomp)
+        return 0;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* sbx_sc_variant is shared */
+    int v = p->inproc ? 1 : 0;
+    pthread_mutex_lock(&mu);
+    pthread_once(&sbx_sc_onces[v], v ? sbx_sc_build_noexec : sbx_sc_build_exec);
+    pthread_mutex_unlock(&mu);
+    if (!sbx_sc_progs[v].filter) {
+        return sbx_fail(p, 0, "%s", sbx_sc_errors[v]);
+    }
+    p->seccomp_prog = &sbx_sc_progs[v];
+    return 0;
+}
+
+/* Last step before execve: no_new_privs is already set (sbx_user.c), which the kernel
+ * requires of a process without CAP_SYS_ADMIN. */
+static int sbx_seccomp_enter_main(sbx_proc *p)
+{
+    if (!p->seccomp_prog)
+        return 0;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p->seccomp_prog) < 0)
+        return sbx_child_fail(p, errno, "seccomp(SECCOMP_SET_MODE_FILTER)", NULL);
+    return 0;
+}
+
+const sbx_layer sbx_layer_seccomp = {
+    .name = "seccomp",
+    .prepare = sbx_seccomp_prepare,
+    .enter_main = sbx_seccomp_enter_main,
+};

@@ -1,0 +1,38 @@
+/* sbx_zygote.h: the control channel between the worker and a zygote (sbx_zygote*.c only).
+ *
+ * SOCK_SEQPACKET: one message is one request or answer, the boundaries are kept and EOF says
+ * the peer is gone. A job and its result travel as a memfd (sbx_zygote_wire.c) attached to
+ * the message with SCM_RIGHTS; the message itself is small and fixed.
+ */
+#ifndef CODEQ_SBX_ZYGOTE_H
+#define CODEQ_SBX_ZYGOTE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The zygote's end of the control socket, fixed by the worker's posix_spawn. */
+enum { SBX_ZY_FD = 3 };
+
+enum {
+    SBX_ZY_READY = 'Y',  /* zygote -> worker: the interpreter is up */
+    SBX_ZY_JOB = 'J',    /* worker -> zygote: run the job in the attached memfd */
+    SBX_ZY_STOP = 'S',   /* worker -> zygote: kill the running job, text says why */
+    SBX_ZY_RESULT = 'R', /* zygote -> worker: the result in the attached memfd */
+    SBX_ZY_ERROR = 'E',  /* zygote -> worker: could not run the job (or start), text says why */
+};
+
+typedef struct {
+    int32_t type;
+    uint32_t seq; /* a job's number on this zygote; its answer and stop carry it too */
+    char text[240];
+} sbx_zy_msg;
+
+/* The environment of the zygote, and so of its jobs' interpreter (sbx_env.c's, unchanged). */
+extern char *const sbx_zygote_envp[];
+
+/* One message, with fd attached when fd >= 0. Never SIGPIPE. 0 or -1 (errno). */
+int sbx_zy_send(int sock, const sbx_zy_msg *m, int fd);
+/* One message; *fd gets an attached descriptor (CLOEXEC) or stays -1. recv's return. */
+ssize_t sbx_zy_recv(int sock, sbx_zy_msg *m, int *fd, int flags);
+
+#endif

@@ -1,0 +1,259 @@
+/* sbx_zygote_py.c: the zygote's interpreter — initialized once, run once in each job's main.
+ *
+ * Initialized like `python3 -I -B` (isolated: no environment variables, no user site, no
+ * script directory on sys.path; no .pyc writes) with the zygote's environment, which is the
+ * one exec mode gives the job, so os.environ, sys.path, sys.flags and the stdio encodings
+ * match. Preloaded modules are imported with PyImport_ImportModule so nothing is left in
+ * __main__. Fork hygiene: PyOS_BeforeFork/AfterFork_Parent around the clone of the init (the
+ * zygote has one thread), PyOS_AfterFork_Child in the job's main process, which also runs
+ * every os.register_at_fork child hook (random reseeds itself there from os.urandom).
+ * The job's main process reads its script while it can still report a failure, then closes
+ * every descriptor but 0-2: the report pipe, the init's control socket, the init's signalfd
+ * and the staging directory it holds (an exec'd interpreter loses those through CLOEXEC;
+ * this one never execs). The script is compiled under its /work path and run in __main__;
+ * an uncaught exception prints the usual traceback and exits 1, SystemExit keeps its code,
+ * and the exit waits for threads, runs atexit and flushes as a normal exit would.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "sbx_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const sbx_inproc_hooks *sbx_inproc;
+
+static void sbx_zy_py_error(char *why, size_t whylen, const char *what, PyStatus st)
+{
+    snprintf(why, whylen, SBX_PREFIX "zygote: %s: %s", what, st.err_msg ? st.err_msg : "failed");
+}
+
+static int sbx_zy_py_preload(const char *preload, char *why, size_t whylen)
+{
+    char name[128];
+    for (const char *s = preload; s && *s;) {
+        size_t n = strcspn(s, ",");
+        if (n && n < sizeof name) {
+            memcpy(name, s, n);
+            name[n] = '\0';
+            PyObject *m = PyImport_ImportModule(name);
+            if (!m) {
+                PyErr_Clear();
+                snprintf(why, whylen, SBX_PREFIX "zygote: preload of module '%s' failed", name);
+                return -1;
+            }
+            Py_DECREF(m);
+        }
+        s += n + (s[n] == ',');
+    }
+    return 0;
+}
+
+int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t whylen)
+{
+    PyPreConfig pre;
+    PyPreConfig_InitPythonConfig(&pre);
+    pre.isolated = 1;
+    pre.use_environment = 0;
+    PyStatus st = Py_PreInitialize(&pre);
+    if (PyStatus_Exception(st)) {
+        sbx_zy_py_error(why, whylen, "Py_PreInitialize", st);
+        return -1;
+    }
+    PyConfig cfg;
+    PyConfig_InitPythonConfig(&cfg);
+    cfg.isolated = 1;
+    cfg.use_environment = 0;
+    cfg.user_site_directory = 0;
+    cfg.safe_path = 1;
+    cfg.write_bytecode = 0;
+    cfg.parse_argv = 0;
+    st = PyConfig_SetBytesString(&cfg, &cfg.program_name, python);
+    if (!PyStatus_Exception(st))
+        st = Py_InitializeFromConfig(&cfg);
+    PyConfig_Clear(&cfg);
+    if (PyStatus_Exception(st)) {
+        sbx_zy_py_error(why, whylen, "Py_InitializeFromConfig", st);
+        return -1;
+    }
+    /* signal: the job's main re-installs the SIGINT handler with it. */
+    return sbx_zy_py_preload("signal", why, whylen) < 0 ? -1
+                                                        : sbx_zy_py_preload(preload, why, whylen);
+}
+
+static void sbx_zy_py_before(void)
+{
+    PyOS_BeforeFork();
+}
+
+static void sbx_zy_py_after_parent(void)
+{
+    PyOS_AfterFork_Parent();
+}
+
+/* The whole script, NUL-terminated, or NULL with the failure reported to the parent. */
+static char *sbx_zy_py_read(sbx_proc *p, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sbx_child_fail(p, errno, "open(", path, ")", NULL);
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (size_t k; buf && (k = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+        len += k;
+        char *more = len + 1 == cap ? realloc(buf, cap *= 2) : buf;
+        if (!more)
+            free(buf);
+        buf = more;
+    }
+    fclose(f);
+    if (!buf) {
+        sbx_child_fail(p, ENOMEM, "read(", path, ")", NULL);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* What `python3` sets up at start and the init's signal reset took away. */
+static void sbx_zy_py_signals(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    PyObject *sig = PyImport_ImportModule("signal");
+    PyObject *h = sig ? PyObject_GetAttrString(sig, "default_int_handler") : NULL;
+    PyObject *r = h ? PyObject_CallMethod(sig, "signal", "iO", SIGINT, h) : NULL;
+    if (!r)
+        PyErr_Clear();
+    Py_XDECREF(r);
+    Py_XDECREF(h);
+    Py_XDECREF(sig);
+}
+
+static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0)
+{
+    PyObject *main = PyImport_AddModule("__main__"); /* borrowed */
+    PyObject *g = main ? PyModule_GetDict(main) : NULL;
+    PyObject *argv = Py_BuildValue("[s]", arg0);
+    PyObject *fname = PyUnicode_FromString(file);
+    if (!g || !argv || !fname || PySys_SetObject("argv", argv) < 0 ||
+        PyDict_SetItemString(g, "__file__", fname) < 0) {
+        Py_XDECREF(argv);
+        Py_XDECREF(fname);
+        return -1;
+    }
+    Py_DECREF(argv);
+    Py_DECREF(fname);
+    PyObject *code = Py_CompileString(src, file, Py_file_input);
+    PyObject *r = code ? PyEval_EvalCode(code, g, g) : NULL;
+    Py_XDECREF(code);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* SystemExit's code as the interpreter turns it into an exit status (None 0, an int itself,
+ * anything else printed to stderr and 1). */
+static int sbx_zy_py_exit_code(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *code = value ? PyObject_GetAttrString(value, "code") : NULL;
+    int status = 1;
+    PyErr_Clear();
+    if (!code || code == Py_None) {
+        status = 0;
+    } else if (PyLong_Check(code)) {
+        status = (int)PyLong_AsLong(code);
+        PyErr_Clear();
+    } else {
+        PyObject *s = PyObject_Str(code);
+        const char *t = s ? PyUnicode_AsUTF8(s) : NULL;
+        PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+        if (t && err && err != Py_None) {
+            PyFile_WriteString(t, err);
+            PyFile_WriteString("\n", err);
+        }
+        Py_XDECREF(s);
+        PyErr_Clear();
+    }
+    Py_XDECREF(code);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return status;
+}
+
+/* What a normal exit does for the job — wait for its non-daemon threads, run its atexit
+ * functions, flush stdout and stderr — without tearing the whole interpreter down
+ * (Py_FinalizeEx frees every module: milliseconds, for a process about to vanish). A failed
+ * flush is status 120, as in CPython. */
+static int sbx_zy_py_leave(int status)
+{
+    static const char *const steps[][2] = {
+        {"threading", "_shutdown"}, {"atexit", "_run_exitfuncs"}};
+    for (size_t i = 0; i < 2; i++) {
+        PyObject *mods = PyImport_GetModuleDict(); /* borrowed */
+        PyObject *m = PyDict_GetItemString(mods, steps[i][0]); /* borrowed: loaded ones only */
+        PyObject *r = m ? PyObject_CallMethod(m, steps[i][1], NULL) : NULL;
+        if (m && !r)
+            PyErr_Print();
+        Py_XDECREF(r);
+        PyErr_Clear();
+    }
+    static const char *const streams[] = {"stdout", "stderr"};
+    for (size_t i = 0; i < 2; i++) {
+        PyObject *f = PySys_GetObject(streams[i]); /* borrowed */
+        PyObject *r = f && f != Py_None ? PyObject_CallMethod(f, "flush", NULL) : NULL;
+        if (f && f != Py_None && !r) {
+            PyErr_Clear();
+            status = 120;
+        }
+        Py_XDECREF(r);
+    }
+    return status;
+}
+
+static void sbx_zy_py_run_main(sbx_proc *p)
+{
+    const char *arg0 = p->prelude ? SBX_PRELUDE_NAME : "main.py";
+    char file[64];
+    snprintf(file, sizeof file, "/work/%s", arg0);
+    char *src = sbx_zy_py_read(p, arg0);
+    if (!src)
+        _exit(126);
+    if (close_range(SBX_FD_REPORT, ~0U, 0) < 0)
+        _exit(126);
+    PyOS_AfterFork_Child();
+    sbx_zy_py_signals();
+    int rc = sbx_zy_py_exec(src, file, arg0);
+    free(src);
+    int status = 0;
+    bool sigint = false;
+    if (rc < 0 && PyErr_ExceptionMatches(PyExc_SystemExit)) {
+        status = sbx_zy_py_exit_code();
+    } else if (rc < 0) {
+        status = 1;
+        sigint = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
+        PyErr_Print(); /* the traceback, as an uncaught exception gives it */
+    }
+    status = sbx_zy_py_leave(status);
+    if (sigint) { /* CPython then dies of SIGINT itself, so its parent sees why */
+        signal(SIGINT, SIG_DFL);
+        kill(getpid(), SIGINT);
+    }
+    _exit(status);
+}
+
+const sbx_inproc_hooks sbx_zy_py_hooks = {
+    .before_fork = sbx_zy_py_before,
+    .after_fork_parent = sbx_zy_py_after_parent,
+    .run_main = sbx_zy_py_run_main,
+};

@@ -1,0 +1,164 @@
+/* sbx_zygote_serve.c: the zygote process — a warm interpreter that runs the worker's jobs.
+ *
+ * Exec'd fresh by the worker (sbx_zygote.c), single-threaded, never runs job code itself. It
+ * dies with the worker (PR_SET_PDEATHSIG, and EOF on its socket). For each job it runs the
+ * sandbox exactly as exec mode does — every layer's prepare, the init cloned into new
+ * namespaces, cgroup attach, go — with sbx_inproc set, so that the job's main process, after
+ * the same enter_main steps (uid, capabilities, no_new_privs, rlimits, seccomp with execve
+ * denied), runs the already-initialized interpreter instead of exec'ing a new one
+ * (sbx_zygote_py.c). It watches its socket while the job runs, so the worker can stop it.
+ */
+#include "sbx_int.h"
+#include "sbx_zygote.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t whylen);
+extern const sbx_inproc_hooks sbx_zy_py_hooks;
+
+static void sbx_zy_error(uint32_t seq, const char *why)
+{
+    sbx_zy_msg m = {.type = SBX_ZY_ERROR, .seq = seq};
+    snprintf(m.text, sizeof m.text, "%.239s", why);
+    sbx_zy_send(SBX_ZY_FD, &m, -1);
+}
+
+/* Drives the job like sbx_run, and also the socket: a stop from the worker, or its EOF. */
+static void sbx_zy_drive(sbx_proc *p, uint32_t seq, uint32_t wall_ms)
+{
+    bool peer = true;
+    uint64_t give_up = sbx_now_ms() + wall_ms + 10000;
+    while (!sbx_done(p) && sbx_now_ms() < give_up) {
+        struct pollfd fds[5];
+        int n = sbx_pollfds(p, fds, 4);
+        if (peer)
+            fds[n++] = (struct pollfd){.fd = SBX_ZY_FD, .events = POLLIN};
+        poll(fds, (nfds_t)n, sbx_timeout_ms(p));
+        if (peer && fds[n - 1].revents) {
+            sbx_zy_msg m;
+            int fd;
+            ssize_t k = sbx_zy_recv(SBX_ZY_FD, &m, &fd, MSG_DONTWAIT);
+            if (fd >= 0)
+                close(fd);
+            if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+                peer = false;
+                sbx_kill(p, SBX_PREFIX "zygote: worker gone");
+            } else if (k > 0 && m.type == SBX_ZY_STOP && m.seq == seq) {
+                sbx_kill(p, m.text);
+            }
+        }
+        sbx_service(p);
+    }
+}
+
+static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
+{
+    sbx_job job;
+    void *map = NULL;
+    size_t maplen = 0;
+    sbx_file *files = NULL;
+    char why[256];
+    if (sbx_wire_get_job(fd, &job, &map, &maplen, &files, why, sizeof why) < 0) {
+        if (map)
+            munmap(map, maplen);
+        free(files);
+        sbx_zy_error(seq, why);
+        return;
+    }
+    sbx_proc *p = sbx_start(c, &job);
+    munmap(map, maplen);
+    free(files);
+    if (!p) {
+        sbx_zy_error(seq, SBX_PREFIX "zygote: out of memory");
+        return;
+    }
+    sbx_zy_drive(p, seq, job.limits.wall_ms);
+    sbx_result r;
+    sbx_finish(p, &r);
+    int rfd = sbx_wire_put_result(&r, why, sizeof why);
+    sbx_result_free(&r);
+    sbx_zy_msg m = {.type = SBX_ZY_RESULT, .seq = seq};
+    if (rfd < 0)
+        sbx_zy_error(seq, why);
+    else
+        sbx_zy_send(SBX_ZY_FD, &m, rfd);
+    if (rfd >= 0)
+        close(rfd);
+}
+
+static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preload, pid_t *parent)
+{
+    static const struct option o[] = {
+        {"python", required_argument, NULL, 'p'},      {"work-root", required_argument, NULL, 'w'},
+        {"profile", required_argument, NULL, 'f'},     {"cgroup-parent", required_argument, NULL, 'g'},
+        {"uid-base", required_argument, NULL, 'b'},    {"uid-count", required_argument, NULL, 'n'},
+        {"parent", required_argument, NULL, 'P'},      {"preload", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    sbx_config_default(c);
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", o, NULL)) != -1) {
+        switch (opt) {
+        case 'p': c->python = optarg; break;
+        case 'w': c->work_root = optarg; break;
+        case 'f': c->profile = optarg; break;
+        case 'g': c->cgroup_parent = optarg; break;
+        case 'b': c->uid_base = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'n': c->uid_count = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'P': *parent = (pid_t)strtol(optarg, NULL, 10); break;
+        case 'l': *preload = optarg; break;
+        default: return -1;
+        }
+    }
+    c->isolation = "exec"; /* in here, sbx_start runs the layers itself (sbx_inproc) */
+    return 0;
+}
+
+int sbx_zygote_serve(int argc, char **argv)
+{
+    sbx_config c;
+    const char *preload = "";
+    pid_t parent = 0;
+    if (sbx_zy_args(argc, argv, &c, &preload, &parent) < 0) {
+        fprintf(stderr, SBX_PREFIX "zygote: bad arguments\n");
+        return 2;
+    }
+    /* Die with the worker; if it is already gone, the death signal was missed: leave. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (parent && getppid() != parent))
+        return 1;
+    char why[256];
+    if (sbx_zy_py_init(c.python, preload, why, sizeof why) < 0) {
+        sbx_zy_error(0, why);
+        return 1;
+    }
+    sbx_inproc = &sbx_zy_py_hooks;
+    sbx_zy_msg ready = {.type = SBX_ZY_READY};
+    if (sbx_zy_send(SBX_ZY_FD, &ready, -1) < 0)
+        return 1;
+    for (;;) {
+        sbx_zy_msg m;
+        int fd;
+        ssize_t n = sbx_zy_recv(SBX_ZY_FD, &m, &fd, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0; /* the worker is gone */
+        if (m.type == SBX_ZY_JOB && fd >= 0)
+            sbx_zy_job(&c, m.seq, fd);
+        else if (m.type == SBX_ZY_JOB)
+            sbx_zy_error(m.seq, SBX_PREFIX "zygote: job without its memfd");
+        /* A stop for a job that has already ended needs nothing. */
+        if (fd >= 0)
+            close(fd);
+    }
+}

@@ -1,0 +1,168 @@
+"""The runtime guard on its own, end to end through `codeq run` (the sandbox).
+
+The static rules are switched off by a test policy (disabled_rules, see schemas/policy.schema.json),
+so each program below reaches the interpreter and only the guard (validator/val_guard.py) stands
+between it and the forbidden operation. Each hostile program prints `GUARD-BYPASSED` only if the
+operation succeeded; the test asserts the marker never appears and that the guard said why.
+Then the guard's transparency: ordinary programs behave as if run directly (output, traceback
+starting at main.py with the right line, exit codes, SystemExit, stdin, dataclasses), and the data
+profile's open() is confined to the working directory. Every program runs only through the sandbox;
+each run is bounded by its own wall limit and a subprocess timeout."""
+import json
+import pathlib
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import Failures, run  # noqa: E402
+
+F = Failures()
+MARK = "GUARD-BYPASSED"
+RULES = ["call-denied", "builtin-ref", "dunder-name", "dunder-attr", "getattr-dynamic",
+         "getattr-private", "module-private", "module-escape", "module-attr-denied",
+         "import-denied", "import-relative", "import-star", "introspection-attr", "format-dynamic"]
+GUARD_ONLY = {
+    "name": "guard-only",
+    "modules": ["math", "sys", "json", "random", "queue", "collections", "dataclasses", "functools",
+                "operator", "io"],
+    "module_attributes": {"sys": ["argv", "exit", "stdin", "stdout", "stderr"], "io": ["StringIO"]},
+    "disabled_rules": RULES,
+}
+
+HOSTILE = {
+    "dunder_import_concat": "m = __import__('o' + 's')\nprint('GUARD-BYPASSED', m.getcwd())\n",
+    "builtins_dict_import": "m = __builtins__['__import__']('subprocess')\nprint('GUARD-BYPASSED', m)\n",
+    "import_statement": "import os\nprint('GUARD-BYPASSED', os.getpid())\n",
+    "from_import_chain": "from importlib import import_module\nprint('GUARD-BYPASSED', import_module('os'))\n",
+    "exec_builtin": "exec(\"print('GUARD-BYPASSED')\")\n",
+    "eval_builtin": "print(eval(\"'GUARD-BYPASSED'\"))\n",
+    "open_file": "print('GUARD-BYPASSED', open('/etc/hostname').read())\n",
+    "random_private_os": "import random\nprint('GUARD-BYPASSED', random._os.getpid())\n",
+    "queue_threading": "import queue\nprint('GUARD-BYPASSED', queue.threading)\n",
+    "sys_modules": "import sys\nprint('GUARD-BYPASSED', sys.modules['os'])\n",
+    "sys_getframe": "import sys\nf = sys._getframe()\nprint('GUARD-BYPASSED', f.f_builtins)\n",
+    "getattr_subclasses": "x = getattr(object, '__subcl' + 'asses__')()\nprint('GUARD-BYPASSED', len(x))\n",
+    "getattr_globals": "def f(): pass\nprint('GUARD-BYPASSED', getattr(f, '__glo' + 'bals__'))\n",
+    "vars_builtins": "print('GUARD-BYPASSED', vars()['__builtins__'])\n",
+    "globals_builtins": "print('GUARD-BYPASSED', globals()['__builtins__'])\n",
+    "breakpoint_pdb": "breakpoint()\nprint('GUARD-BYPASSED')\n",
+    "compile_builtin": "c = compile('1', 'x', 'eval')\nprint('GUARD-BYPASSED', c)\n",
+    "relative_import": "from . import helper\nprint('GUARD-BYPASSED')\n",
+    "functools_partial_import": "import functools\nf = functools.partial(__import__, 'posix')\nprint('GUARD-BYPASSED', f())\n",
+    "operator_attrgetter_import": "import operator\n"
+                                  "g = operator.attrgetter('__import__')\nprint('GUARD-BYPASSED', g(__builtins__))\n",
+    "star_import_sys": "from sys import *\nprint('GUARD-BYPASSED', modules)\n",
+    # Private helper modules load (allowed modules' C code needs them) but the job gets an
+    # empty stand-in: no attribute of the real module reaches it.
+    "private_helper_module": "m = __import__('_posixsubprocess')\nprint('GUARD-BYPASSED', m.fork_exec)\n",
+}
+
+TMP = pathlib.Path(tempfile.mkdtemp(prefix="codeq-guard-test-"))
+
+
+def write_policy(name, doc):
+    p = TMP / f"{name}.json"
+    p.write_text(json.dumps(doc))
+    return str(p)
+
+
+def codeq_run(policy, name, src, stdin=None):
+    prog = TMP / f"{name}.py"
+    prog.write_text(src)
+    args = ["run", "--json", "--policy", policy, "--wall-ms", "10000"]
+    if stdin is not None:
+        (TMP / f"{name}.stdin").write_text(stdin)
+        args += ["--stdin", str(TMP / f"{name}.stdin")]
+    p = run([*args, str(prog)], timeout=120)
+    try:
+        return json.loads(p.stdout), p.returncode
+    except json.JSONDecodeError:
+        F.check(False, f"{name}: codeq run printed no JSON (rc {p.returncode}): {p.stderr[:300]!r}")
+        return None, p.returncode
+
+
+guard_only = write_policy("guard-only", GUARD_ONLY)
+
+# The static rules really are off: the hostile programs all pass validation under this policy,
+# so whatever stops them below is the guard.
+for name, src in HOSTILE.items():
+    (TMP / f"{name}.py").write_text(src)
+    v = run(["validate", "--policy", guard_only, str(TMP / f"{name}.py")], timeout=60)
+    F.check(v.returncode == 0, f"{name}: the guard-only policy still rejects it statically: {v.stdout!r}")
+
+for name, src in HOSTILE.items():
+    r, rc = codeq_run(guard_only, name, src)
+    if r is None:
+        continue
+    out, err = r.get("stdout") or "", r.get("stderr") or ""
+    F.check(MARK not in out, f"{name}: BYPASSED the guard: {out[:200]!r}")
+    F.check(r["status"] == "error" and rc == 1, f"{name}: status {r['status']}, rc {rc}: {err[-300:]!r}")
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    # Either the guard's own message, or the name simply does not exist for the job.
+    F.check("codeq guard" in last or "NameError" in last or "has no attribute" in last
+            or "ImportError" in last, f"{name}: not stopped by the guard: {last!r}")
+
+# ---- transparency: programs that should behave exactly as under plain Python ----------------
+
+r, rc = codeq_run(guard_only, "traceback", "def f(x):\n    return 1 / x\n\nprint('before')\nf(0)\n")
+if r:
+    err = r["stderr"]
+    F.check(r["status"] == "error" and r["exit_code"] == 1, f"traceback: {r['status']} {r['exit_code']}")
+    F.check(err.startswith("Traceback (most recent call last):\n  File \"main.py\", line 5, in <module>"),
+            f"traceback: does not start at main.py line 5: {err!r}")
+    F.check("line 2, in f" in err and err.rstrip().endswith("ZeroDivisionError: division by zero"),
+            f"traceback: {err!r}")
+    F.check("_codeq_prelude" not in err, f"traceback shows the guard's frame: {err!r}")
+    F.check(r["stdout"] == "before\n", f"traceback: stdout {r['stdout']!r}")
+
+# datetime.strptime imports _strptime from C through the job's own builtins: it must work.
+r, rc = codeq_run("strict", "strptime", "from datetime import datetime\n"
+                  "print(datetime.strptime('2024-07-04', '%Y-%m-%d').strftime('%a %d %b %Y'))\n")
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "Thu 04 Jul 2024\n",
+            f"strptime: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+
+# sys is a restricted proxy: assigning sys.stdout must still redirect print(), and
+# contextlib.redirect_stdout (which sets the real sys.stdout) must be what sys.stdout reads.
+r, rc = codeq_run("strict", "stdout_redirect", (
+    "import io, sys, contextlib\nbuf = io.StringIO()\nold = sys.stdout\nsys.stdout = buf\n"
+    "print('captured')\nsys.stdout = old\nb2 = io.StringIO()\n"
+    "with contextlib.redirect_stdout(b2):\n    sys.stdout.write('also ')\n    print('this')\n"
+    "print(repr(buf.getvalue()), repr(b2.getvalue()))\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "'captured\\n' 'also this\\n'\n",
+            f"stdout_redirect: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+
+r, rc = codeq_run(guard_only, "sysexit", "import sys\nprint('x')\nsys.exit(7)\n")
+if r:
+    F.check(r["exit_code"] == 7 and r["stdout"] == "x\n", f"sysexit: {r['exit_code']} {r['stdout']!r}")
+
+r, rc = codeq_run(guard_only, "ordinary", (
+    "from dataclasses import dataclass, field\nimport json, sys, math\nfrom collections import Counter\n"
+    "import collections.abc\n"
+    "@dataclass\nclass Item:\n    name: str\n    tags: list = field(default_factory=list)\n"
+    "class V:\n    def __init__(self, a):\n        self.a = a\n"
+    "    def __repr__(self):\n        return f'{type(self).__name__}({self.a})'\n"
+    "data = json.loads(sys.stdin.read())\n"
+    "print(Item('a', ['t']), V(2), Counter(data).most_common(1), math.isqrt(17))\n"
+    "print(__name__, sys.argv, isinstance({}, collections.abc.Mapping), getattr(V(1), 'a'))\n"), stdin='["x", "y", "x"]')
+if r:
+    F.check(r["status"] == "ok", f"ordinary: {r['status']} {r.get('stderr', '')[-400:]!r}")
+    F.check(r["stdout"] == "Item(name='a', tags=['t']) V(2) [('x', 2)] 4\n__main__ ['main.py'] True 1\n",
+            f"ordinary: stdout {r['stdout']!r}")
+
+# ---- the data profile: open() inside the working directory only ---------------------------------
+
+r, rc = codeq_run("data", "data_open", (
+    "with open('out.txt', 'w') as f:\n    f.write('kept')\n"
+    "print(open('out.txt').read())\n"
+    "for p in ['/etc/hostname', '../etc/hostname', '/proc/self/environ']:\n"
+    "    try:\n        open(p)\n        print('GUARD-BYPASSED', p)\n"
+    "    except PermissionError as e:\n        print('refused', p)\n"))
+if r:
+    F.check(r["status"] == "ok", f"data_open: {r['status']} {r.get('stderr', '')[-400:]!r}")
+    F.check(MARK not in r["stdout"], f"data_open: BYPASSED: {r['stdout']!r}")
+    F.check(r["stdout"].startswith("kept\nrefused /etc/hostname\nrefused ../etc/hostname\n"),
+            f"data_open: stdout {r['stdout']!r}")
+
+F.finish("validator_guard")

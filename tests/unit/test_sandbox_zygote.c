@@ -1,0 +1,276 @@
+/* test_sandbox_zygote: zygote mode (sandbox.h isolation "zygote", docs/zygote.md).
+ *
+ * Every job runs through sbx_run only. What is proven: the same confinement as exec mode
+ * (the start-up self-check's identity/capability/seccomp probe passes), execve denied, no
+ * descriptor beyond stdio in the job, randomness reseeded per job, exit statuses and
+ * tracebacks as a direct run gives them, a killed zygote replaced, and a stopped (wedged)
+ * zygote turned into internal_error within the job's wall limit plus the grace, not a hang.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+static sbx_config g_cfg;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void run(const char *code, uint32_t wall_ms, sbx_result *r)
+{
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
+    sbx_limits_default(&j.limits);
+    if (wall_ms)
+        j.limits.wall_ms = wall_ms;
+    sbx_run(&g_cfg, &j, r);
+}
+
+static void expect(const sbx_result *r, sbx_status want, const char *out)
+{
+    if (r->status != want || (out && strcmp(r->out.data, out) != 0))
+        print_message("status %s (want %s) exit %d message [%s]\nstdout: %.600s\nstderr: %.900s\n",
+                      sbx_status_name(r->status), sbx_status_name(want), r->exit_code,
+                      r->message, r->out.data, r->err.data);
+    assert_int_equal(r->status, want);
+    if (out)
+        assert_string_equal(r->out.data, out);
+}
+
+/* The zygote of this process: our child named codeq-zygote (0 if none). */
+static pid_t zygote_pid(void)
+{
+    DIR *d = opendir("/proc");
+    pid_t found = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && !found;) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *rp = strrchr(buf, ')');
+        int ppid;
+        if (strstr(buf, "(codeq-zygote)") && rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 &&
+            ppid == getpid())
+            found = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static void test_selfcheck(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    int rc = sbx_selfcheck(&g_cfg, why, sizeof why);
+    if (rc < 0)
+        print_message("%s\n", why);
+    assert_int_equal(rc, 0);
+}
+
+static void test_runs_and_exits_like_python(void **state)
+{
+    (void)state;
+    sbx_result r;
+    run("import sys\nprint('hi', sys.argv, sys.flags.isolated, sys.flags.dont_write_bytecode)\n",
+        0, &r);
+    expect(&r, SBX_OK, "hi ['main.py'] 1 1\n");
+    sbx_result_free(&r);
+    run("raise SystemExit(3)\n", 0, &r);
+    expect(&r, SBX_ERROR, NULL);
+    assert_int_equal(r.exit_code, 3);
+    sbx_result_free(&r);
+    run("print('before')\n1/0\n", 0, &r);
+    expect(&r, SBX_ERROR, "before\n");
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.err.data, "ZeroDivisionError"));
+    assert_non_null(strstr(r.err.data, "Traceback (most recent call last)"));
+    sbx_result_free(&r);
+}
+
+/* The same programs in both modes: same status, exit code, stdout and stderr. */
+static void test_parity_with_exec(void **state)
+{
+    (void)state;
+    static const char *const progs[] = {
+        "import atexit, threading, time\natexit.register(lambda: print('atexit ran'))\n"
+        "def f():\n    time.sleep(0.2)\n    print('thread done')\n"
+        "threading.Thread(target=f).start()\nprint('main done')\nraise SystemExit('bye')\n",
+        "import sys\nsys.exit(None)\n",
+        "import sys\nprint('err', file=sys.stderr)\nsys.exit(7)\n",
+        "print('h\\u00e9llo \\u2603')\n",
+        "import os, sys\nprint(sorted(os.environ.items()), sys.path, sys.flags)\n",
+        "import os\nprint(__name__, __file__, os.getcwd(), os.getuid() > 0, os.getpid())\n",
+        "import sys\nprint(sys.stdin.read().upper(), sys.stdout.encoding, sys.stdin.encoding)\n",
+        "def f(n):\n    return f(n + 1)\ntry:\n    f(0)\nexcept RecursionError:\n    print('deep')\n",
+        "import signal, os\nos.kill(os.getpid(), signal.SIGINT)\n",
+        "raise ValueError('x')\n",
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        sbx_result r[2];
+        for (int m = 0; m < 2; m++) {
+            sbx_config keep = g_cfg;
+            g_cfg.isolation = m ? "zygote" : "exec";
+            sbx_job j = {.code = progs[i], .code_len = strlen(progs[i]), .job_id = "parity",
+                         .stdin_data = "abc", .stdin_len = 3};
+            sbx_limits_default(&j.limits);
+            sbx_run(&g_cfg, &j, &r[m]);
+            g_cfg = keep;
+        }
+        if (r[0].status != r[1].status || r[0].exit_code != r[1].exit_code ||
+            strcmp(r[0].out.data, r[1].out.data) != 0 || strcmp(r[0].err.data, r[1].err.data) != 0)
+            print_message("program %zu:\nexec:   %s %d [%s] [%s] %s\nzygote: %s %d [%s] [%s] %s\n", i,
+                          sbx_status_name(r[0].status), r[0].exit_code, r[0].out.data,
+                          r[0].err.data, r[0].message, sbx_status_name(r[1].status),
+                          r[1].exit_code, r[1].out.data, r[1].err.data, r[1].message);
+        assert_int_equal(r[0].status, r[1].status);
+        assert_int_equal(r[0].exit_code, r[1].exit_code);
+        assert_string_equal(r[0].out.data, r[1].out.data);
+        assert_string_equal(r[0].err.data, r[1].err.data);
+        sbx_result_free(&r[0]);
+        sbx_result_free(&r[1]);
+    }
+}
+
+static void test_cannot_execve(void **state)
+{
+    (void)state;
+    sbx_result r;
+    run("import os\ntry:\n    os.execv('/usr/bin/true', ['true'])\n"
+        "except PermissionError as e:\n    print('denied', e.errno)\n", 0, &r);
+    expect(&r, SBX_OK, "denied 1\n");
+    sbx_result_free(&r);
+    run("import subprocess\ntry:\n    subprocess.run(['/bin/sh', '-c', 'echo pwned'])\n"
+        "except PermissionError:\n    print('denied')\n", 0, &r);
+    expect(&r, SBX_OK, "denied\n");
+    sbx_result_free(&r);
+}
+
+static void test_no_zygote_descriptor(void **state)
+{
+    (void)state;
+    sbx_result r;
+    /* 3 is listdir's own descriptor on /proc/self/fd. */
+    run("import os\nprint(sorted(os.listdir('/proc/self/fd')))\n", 0, &r);
+    expect(&r, SBX_OK, "['0', '1', '2', '3']\n");
+    sbx_result_free(&r);
+}
+
+static void test_random_reseeded(void **state)
+{
+    (void)state;
+    sbx_result a, b;
+    const char *code = "import random\nprint(random.getrandbits(64))\n";
+    run(code, 0, &a);
+    run(code, 0, &b);
+    expect(&a, SBX_OK, NULL);
+    expect(&b, SBX_OK, NULL);
+    assert_string_not_equal(a.out.data, b.out.data);
+    sbx_result_free(&a);
+    sbx_result_free(&b);
+}
+
+static void test_respawn_after_kill(void **state)
+{
+    (void)state;
+    sbx_result r;
+    run("print(1)\n", 0, &r);
+    expect(&r, SBX_OK, "1\n");
+    sbx_result_free(&r);
+    pid_t z = zygote_pid();
+    assert_true(z > 0);
+    assert_int_equal(kill(z, SIGKILL), 0);
+    usleep(50 * 1000);
+    run("print(2)\n", 0, &r);
+    expect(&r, SBX_OK, "2\n");
+    sbx_result_free(&r);
+    pid_t z2 = zygote_pid();
+    assert_true(z2 > 0 && z2 != z);
+}
+
+static void test_wedged_zygote_times_out(void **state)
+{
+    (void)state;
+    sbx_result r;
+    run("print(1)\n", 0, &r);
+    sbx_result_free(&r);
+    pid_t z = zygote_pid();
+    assert_true(z > 0);
+    assert_int_equal(kill(z, SIGSTOP), 0);
+    uint64_t t0 = now_ms();
+    run("print(2)\n", 500, &r);
+    uint64_t took = now_ms() - t0;
+    expect(&r, SBX_INTERNAL, NULL);
+    assert_non_null(strstr(r.message, "did not answer"));
+    print_message("wedged zygote: internal_error after %llu ms\n", (unsigned long long)took);
+    assert_true(took < 500 + 5000 + 2000);
+    sbx_result_free(&r);
+    run("print(3)\n", 0, &r); /* a fresh zygote */
+    expect(&r, SBX_OK, "3\n");
+    sbx_result_free(&r);
+}
+
+static void test_restart_after_max_jobs(void **state)
+{
+    (void)state;
+    sbx_config keep = g_cfg;
+    g_cfg.zygote_max_jobs = 2;
+    sbx_result r;
+    pid_t seen[4];
+    for (int i = 0; i < 4; i++) {
+        run("print(0)\n", 0, &r);
+        expect(&r, SBX_OK, "0\n");
+        sbx_result_free(&r);
+        seen[i] = zygote_pid();
+    }
+    g_cfg = keep;
+    /* Jobs 1-2 on one zygote, 3-4 on the next (restarted: another process). */
+    assert_int_equal(seen[0], seen[1]);
+    assert_int_equal(seen[2], seen[3]);
+    assert_int_not_equal(seen[1], seen[2]);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sbx_zygote_shutdown();
+    return 0;
+}
+
+int main(void)
+{
+    sbx_config_default(&g_cfg);
+    g_cfg.isolation = "zygote";
+    g_cfg.work_root = "/tmp/codeq-test-zygote";
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_selfcheck),
+        cmocka_unit_test(test_runs_and_exits_like_python),
+        cmocka_unit_test(test_parity_with_exec),
+        cmocka_unit_test(test_cannot_execve),
+        cmocka_unit_test(test_no_zygote_descriptor),
+        cmocka_unit_test(test_random_reseeded),
+        cmocka_unit_test(test_respawn_after_kill),
+        cmocka_unit_test(test_wedged_zygote_times_out),
+        cmocka_unit_test(test_restart_after_max_jobs),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}

@@ -1,0 +1,124 @@
+/* Offsets bookkeeping: watermark, finished offsets above it, attempt counts, and their
+ * round trip through the commit metadata a new owner reads back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "wrk_offsets.h"
+
+static rd_kafka_message_t msgs[64];
+static int released;
+
+static void release(wrk_entry *e)
+{
+    if (e->msg) released++;
+    e->msg = NULL;
+}
+
+static wrk_entry *consume(wrk_part *p, int64_t off, bool *skipped)
+{
+    msgs[off].offset = off;
+    return wrk_part_consumed(p, &msgs[off], skipped);
+}
+
+static void test_out_of_order_completion(void **st)
+{
+    (void)st;
+    char md[512];
+    bool sk;
+    wrk_part *p = wrk_part_new("t", 0, 10, NULL, 0);
+    wrk_entry *e10 = consume(p, 10, &sk), *e11 = consume(p, 11, &sk), *e13 = consume(p, 13, &sk);
+    assert_non_null(e10);
+    assert_non_null(e13);
+    /* 11 and 13 finish while 10 (the slow one) still runs: the watermark stays at 10 */
+    e10->state = WRK_E_RUNNING;
+    e10->attempts = 1;
+    e11 = wrk_part_entry(p, 11);
+    e11->state = WRK_E_DONE;
+    e13 = wrk_part_entry(p, 13);
+    e13->state = WRK_E_DONE;
+    assert_int_equal(wrk_part_commit_offset(p), 10);
+    wrk_part_metadata(p, md, sizeof md);
+    assert_string_equal(md, "codeq1;d=1,3;a=0:1");
+    released = 0;
+    wrk_part_committed(p, release);
+    assert_int_equal(released, 2);
+    assert_int_equal(p->watermark, 10);
+    /* 10 finishes: everything consumed is finished, the watermark jumps past the gap at 12 */
+    wrk_part_entry(p, 10)->state = WRK_E_DONE;
+    assert_int_equal(wrk_part_commit_offset(p), 14);
+    wrk_part_committed(p, release);
+    assert_int_equal(p->watermark, 14);
+    assert_int_equal(p->n, 0);
+    wrk_part_free(p);
+}
+
+static void test_new_owner_skips_finished(void **st)
+{
+    (void)st;
+    bool sk;
+    char md[512];
+    wrk_part *p = wrk_part_new("t", 3, 10, "codeq1;d=1,3;a=0:2", 18);
+    wrk_entry *e = consume(p, 10, &sk);
+    assert_non_null(e);
+    assert_int_equal(e->attempts, 2);   /* started twice before: this is its third start */
+    assert_null(consume(p, 11, &sk));  /* its result was committed by the previous owner */
+    assert_true(sk);
+    assert_non_null(consume(p, 12, &sk));
+    assert_null(consume(p, 13, &sk));
+    assert_true(sk);
+    assert_null(consume(p, 9, &sk));   /* below the watermark: a redelivery */
+    assert_true(sk);
+    /* nothing finished yet: the metadata still carries what must not run again */
+    wrk_part_metadata(p, md, sizeof md);
+    assert_string_equal(md, "codeq1;d=1,3;a=0:2");
+    wrk_part_free(p);
+}
+
+static void test_unknown_start_and_garbage_metadata(void **st)
+{
+    (void)st;
+    bool sk;
+    wrk_part *p = wrk_part_new("t", 0, -1001, "someone else's;d=zz", 19);
+    assert_int_equal(wrk_part_commit_offset(p), -1);
+    assert_non_null(consume(p, 5, &sk));
+    assert_int_equal(p->watermark, 5);
+    assert_int_equal(wrk_part_commit_offset(p), 5);
+    wrk_part_entry(p, 5)->state = WRK_E_DONE;
+    assert_int_equal(wrk_part_commit_offset(p), 6);
+    wrk_part_free(p);
+}
+
+static void test_bounded(void **st)
+{
+    (void)st;
+    bool sk;
+    wrk_part *p = wrk_part_new("t", 0, 0, NULL, 0);
+    static rd_kafka_message_t many[WRK_PART_MAX_ENTRIES + 1];
+    for (int i = 0; i < WRK_PART_MAX_ENTRIES; i++) {
+        many[i].offset = i;
+        assert_non_null(wrk_part_consumed(p, &many[i], &sk));
+    }
+    many[WRK_PART_MAX_ENTRIES].offset = WRK_PART_MAX_ENTRIES;
+    assert_null(wrk_part_consumed(p, &many[WRK_PART_MAX_ENTRIES], &sk));
+    assert_false(sk); /* full, not skipped: the caller must seek back and pause */
+    /* the worst-case metadata fits Kafka's 4096-byte limit */
+    char md[8192];
+    for (size_t i = 1; i < p->n; i++) p->e[i].state = WRK_E_DONE;
+    p->e[0].attempts = 3;
+    assert_true(wrk_part_metadata(p, md, sizeof md) < 4096);
+    wrk_part_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_out_of_order_completion),
+        cmocka_unit_test(test_new_owner_skips_finished),
+        cmocka_unit_test(test_unknown_start_and_garbage_metadata),
+        cmocka_unit_test(test_bounded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,251 @@
+# codeq runtime guard: the validator's policy again, inside the sandboxed interpreter.
+#
+# The worker writes this file (after a `_CODEQ_POLICY = {...}` line generated from the
+# operator's policy) beside main.py as _codeq_prelude.py, and the interpreter runs it instead of
+# main.py. It is a second filter behind the static validator, for what static analysis cannot
+# see (names built at run time: __import__('o' + 's')); the sandbox stays the security boundary.
+#
+# What it does, and why this way:
+# - The job gets its own builtins dict. Allowed modules' own code keeps the real builtins (their
+#   internal and deferred imports, open() in linecache, ... work); only code compiled from
+#   main.py sees the restricted one, because a frame's builtins come from its globals.
+# - Imports by the job go through guarded_import (the job's __import__): top-level name on the
+#   allowlist, no relative imports, and what the job receives is a proxy module: a copy of the
+#   module's public attributes without private names, without attributes that are modules
+#   outside the allowlist (queue.threading, random._os) and, for modules the policy restricts
+#   (sys), with only the listed attributes. The real module stays intact for its own functions.
+# - A sys.meta_path finder refuses to load a new module outside the allowlist when the import
+#   is made directly from main.py's code; imports made by library code are left alone.
+# - getattr/setattr/delattr/hasattr refuse the same attribute names the static rules deny.
+# - What it cannot do: CPython has no way to hide attributes of objects the job legitimately
+#   holds (a function's __globals__, a type's __subclasses__); those are the static rules' job,
+#   and whatever gets past both meets the sandbox.
+# - main.py runs as module __main__ (a fresh module, so dataclasses/typing/pickle find it),
+#   compiled from its bytes under the name "main.py": tracebacks and line numbers are those of
+#   a direct run, the guard's own frame is cut from them, an uncaught exception exits 1 and
+#   SystemExit keeps its code.
+import builtins as _builtins
+import io as _io
+import os as _os
+import sys as _sys
+import types as _types
+
+_JOB_FILE = "main.py"
+
+
+def _codeq_run(policy):
+    allowed = frozenset(policy["modules"])
+    restricted = {k: frozenset(v) for k, v in policy["module_attributes"].items()}
+    denied_attrs = {k: frozenset(v) for k, v in policy["denied_attributes"].items()}
+    harmless = frozenset(policy["harmless_dunders"])
+    introspection = frozenset(policy["introspection"])
+    real_import = _builtins.__import__
+    real_getattr, real_setattr = getattr, setattr
+    real_delattr, real_hasattr = delattr, hasattr
+    module_type = _types.ModuleType
+    proxies = {}
+    forwarded = {}  # id(proxy) -> (real module, names allowed): see ForwardingModule
+
+    class ForwardingModule(module_type):
+        """The proxy of a module the policy restricts to a few attributes (sys): reads and
+        writes of those go to the real module, so `sys.stdout = buf` redirects print() and
+        contextlib.redirect_stdout is seen by `sys.stdout.write`, as in a direct run."""
+
+        def __getattr__(self, key):
+            real, names = forwarded[id(self)]
+            if key in names:
+                try:
+                    return real_getattr(real, key)
+                except AttributeError:
+                    pass  # raised below instead: CPython's would carry the real module in .obj
+            raise AttributeError(f"module {real.__name__!r} has no attribute {key!r}")
+
+        def __setattr__(self, key, value):
+            real, names = forwarded[id(self)]
+            if key in names:
+                real_setattr(real, key, value)
+            else:
+                module_type.__setattr__(self, key, value)
+
+    def top_allowed(name):
+        return name.partition(".")[0] in allowed
+
+    def denied_name(name):
+        if not isinstance(name, str):
+            return False
+        if name.startswith("__") and name.endswith("__") and len(name) > 4:
+            return name not in harmless
+        return name in introspection
+
+    def check_attr(name):
+        if denied_name(name):
+            raise AttributeError(f"codeq guard: attribute {name!r} is not allowed by policy "
+                                 f"{policy['name']}")
+
+    def proxy(mod):
+        name = mod.__name__
+        p = proxies.get(name)
+        if p is not None:
+            return p
+        p = module_type(name, mod.__doc__ if isinstance(mod.__doc__, str) else None)
+        proxies[name] = p
+        only = restricted.get(name)
+        deny = denied_attrs.get(name, ())
+        for key, value in list(vars(mod).items()):
+            if key.startswith("_") and key not in ("__all__", "__version__"):
+                continue
+            if (only is not None and key not in only) or key in deny:
+                continue
+            if isinstance(value, module_type):
+                if not top_allowed(value.__name__):
+                    continue
+                value = proxy(value)
+            elif only is not None:
+                continue  # forwarded on access, never copied (see ForwardingModule)
+            module_type.__setattr__(p, key, value)
+        if only is not None:
+            forwarded[id(p)] = (mod, only.difference(deny))
+            p.__class__ = ForwardingModule
+        public = getattr(mod, "__all__", None)
+        if isinstance(public, (list, tuple)):
+            p.__all__ = [n for n in public if isinstance(n, str) and real_hasattr(p, n)]
+        if "__getattr__" in vars(mod):
+            # Lazily computed attributes (numpy's submodules): same filter, on demand.
+            def lazy(key, mod=mod, only=only, deny=deny):
+                if key.startswith("_") or (only is not None and key not in only) or key in deny:
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}")
+                try:
+                    value = real_getattr(mod, key)
+                except AttributeError:
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}") from None
+                if isinstance(value, module_type):
+                    if not top_allowed(value.__name__):
+                        raise AttributeError(f"module {name!r} has no attribute {key!r}")
+                    value = proxy(value)
+                return value
+            p.__getattr__ = lazy
+        return p
+
+    def link(name, extra=()):
+        # `import a.b.c` / `from a.b import c`: the parents' proxies get the loaded submodules.
+        parts = name.split(".")
+        names = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        names += [f"{name}.{x}" for x in extra if isinstance(x, str) and f"{name}.{x}" in _sys.modules]
+        for full in names:
+            parent, _, leaf = full.rpartition(".")
+            if parent and parent in _sys.modules and full in _sys.modules:
+                only = restricted.get(parent)
+                if only is None or leaf in only:
+                    module_type.__setattr__(proxy(_sys.modules[parent]), leaf,
+                                            proxy(_sys.modules[full]))
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level:
+            raise ImportError("codeq guard: relative imports are not allowed (a job is the "
+                              "single file main.py)")
+        if isinstance(name, str) and name.startswith("_") and not top_allowed(name):
+            # C code of allowed modules imports its private helpers through the caller's
+            # builtins, i.e. ours (datetime.strptime -> `import _strptime` from the job's frame).
+            # CPython's C import takes the module from sys.modules, not from our return value,
+            # so the helper is loaded for real and the job gets an empty stand-in.
+            real_import(name, None, None, (), 0)
+            return module_type(name, "codeq guard: not available to the job")
+        if not isinstance(name, str) or not top_allowed(name):
+            raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
+                                      f"by policy {policy['name']}", name=str(name))
+        real_import(name, None, None, fromlist, 0)
+        link(name, fromlist or ())
+        if fromlist:
+            return proxy(_sys.modules[name])
+        return proxy(_sys.modules[name.partition(".")[0]])
+
+    def guarded_getattr(obj, name, *default):
+        check_attr(name)
+        return real_getattr(obj, name, *default)
+
+    def guarded_setattr(obj, name, value):
+        check_attr(name)
+        return real_setattr(obj, name, value)
+
+    def guarded_delattr(obj, name):
+        check_attr(name)
+        return real_delattr(obj, name)
+
+    def guarded_hasattr(obj, name):
+        check_attr(name)
+        return real_hasattr(obj, name)
+
+    def workdir_open(file, mode="r", *args, **kwargs):
+        if not isinstance(file, (str, bytes, _os.PathLike)):
+            raise PermissionError("codeq guard: open() takes a path inside the working directory")
+        root = _os.path.realpath(_os.getcwd())
+        path = _os.path.realpath(file)
+        if isinstance(path, bytes):
+            path = _os.fsdecode(path)
+        if path != root and not path.startswith(root + _os.sep):
+            raise PermissionError(f"codeq guard: {file!r} is outside the job's working directory")
+        return _io.open(file, mode, *args, **kwargs)
+
+    denied = {"exec", "eval", "compile", "breakpoint", "help", "globals", "locals", "vars",
+              "license", "credits", "copyright", "open"}
+    if not policy["input"]:
+        denied.add("input")
+    job_builtins = {}
+    for key, value in vars(_builtins).items():
+        if key in denied:
+            continue
+        if key.startswith("__") and key not in ("__build_class__", "__name__", "__debug__"):
+            continue
+        job_builtins[key] = value
+    job_builtins.update(__import__=guarded_import, getattr=guarded_getattr,
+                        setattr=guarded_setattr, delattr=guarded_delattr,
+                        hasattr=guarded_hasattr)
+    if policy["files"] == "workdir":
+        job_builtins["open"] = workdir_open
+
+    class JobImportFinder:
+        """Refuses new modules outside the allowlist when main.py itself imports them."""
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if top_allowed(name) or name.startswith("_"):
+                return None  # private helpers: see guarded_import
+            frame = _sys._getframe(1)
+            for _ in range(64):
+                if frame is None or not frame.f_code.co_filename.startswith("<frozen importlib"):
+                    break
+                frame = frame.f_back
+            if frame is not None and frame.f_code.co_filename == _JOB_FILE:
+                raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not "
+                                          f"allowed by policy {policy['name']}", name=name)
+            return None
+
+    with _io.open(_JOB_FILE, "rb") as f:
+        source = f.read()
+    try:
+        code = compile(source, _JOB_FILE, "exec", dont_inherit=True)
+    except SyntaxError:
+        _sys.excepthook(*_sys.exc_info()[:2], None)
+        return 1
+    main = module_type("__main__")
+    main.__dict__.update(__file__=_JOB_FILE, __builtins__=job_builtins, __cached__=None)
+    _sys.modules["__main__"] = main
+    _sys.argv[:] = [_JOB_FILE]
+    _sys.meta_path.insert(0, JobImportFinder)
+    try:
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as e:
+        tb = e.__traceback__
+        # Start the traceback at main.py, as a direct run of main.py would.
+        while tb is not None and tb.tb_frame.f_code.co_filename != _JOB_FILE:
+            tb = tb.tb_next
+        if tb is not None:
+            e.with_traceback(tb)
+        _sys.excepthook(type(e), e, e.__traceback__)
+        return 1
+    return 0
+
+
+_sys.exit(_codeq_run(_CODEQ_POLICY))  # noqa: F821 (defined by the generated first line)

@@ -1,0 +1,182 @@
+/* Offsets: per-partition bookkeeping for exactly-once with out-of-order completion.
+ * See wrk_offsets.h for the design; this file is pure bookkeeping (no Kafka calls), so it is
+ * unit-tested on its own (tests/unit/test_worker_offsets.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_offsets.h"
+
+#define MD_PREFIX "codeq1"
+
+/* Index of the first entry with offset >= off. */
+static size_t lower_bound(const wrk_part *p, int64_t off)
+{
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->e[mid].offset < off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+wrk_entry *wrk_part_entry(wrk_part *p, int64_t offset)
+{
+    size_t i = lower_bound(p, offset);
+    if (i < p->n && p->e[i].offset == offset) return &p->e[i];
+    if (p->n >= WRK_PART_MAX_ENTRIES) return NULL;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        wrk_entry *e = realloc(p->e, cap * sizeof *e);
+        if (!e) return NULL;
+        p->e = e;
+        p->cap = cap;
+    }
+    memmove(&p->e[i + 1], &p->e[i], (p->n - i) * sizeof *p->e);
+    p->n++;
+    p->e[i] = (wrk_entry){.offset = offset, .state = WRK_E_KNOWN};
+    return &p->e[i];
+}
+
+/* Reads "d=1,4" and "a=2:1,3:2" sections; anything else is ignored (a newer format). */
+static void parse_metadata(wrk_part *p, const char *md, size_t len)
+{
+    char buf[4200];
+    if (p->watermark < 0 || len >= sizeof buf || len < strlen(MD_PREFIX) ||
+        strncmp(md, MD_PREFIX, strlen(MD_PREFIX)) != 0)
+        return;
+    memcpy(buf, md, len);
+    buf[len] = '\0';
+    char *save = NULL;
+    for (char *sec = strtok_r(buf, ";", &save); sec; sec = strtok_r(NULL, ";", &save)) {
+        bool done = strncmp(sec, "d=", 2) == 0, att = strncmp(sec, "a=", 2) == 0;
+        if (!done && !att) continue;
+        char *s2 = NULL;
+        for (char *it = strtok_r(sec + 2, ",", &s2); it; it = strtok_r(NULL, ",", &s2)) {
+            char *end;
+            long long delta = strtoll(it, &end, 10);
+            int attempts = (att && *end == ':') ? atoi(end + 1) : 0;
+            /* a finished offset is above the watermark; a started one may be at it */
+            wrk_entry *e = (delta > 0 || (att && delta == 0))
+                               ? wrk_part_entry(p, p->watermark + delta) : NULL;
+            if (!e) continue;
+            if (done) e->state = WRK_E_COMMITTED;
+            else e->attempts = attempts;
+        }
+    }
+}
+
+wrk_part *wrk_part_new(const char *topic, int32_t partition, int64_t committed,
+                       const char *metadata, size_t mdlen)
+{
+    wrk_part *p = calloc(1, sizeof *p);
+    if (!p || !(p->topic = strdup(topic))) {
+        free(p);
+        return NULL;
+    }
+    p->partition = partition;
+    p->watermark = committed >= 0 ? committed : -1;
+    p->next = p->watermark;
+    if (metadata && mdlen) parse_metadata(p, metadata, mdlen);
+    return p;
+}
+
+void wrk_part_free(wrk_part *p)
+{
+    if (!p) return;
+    free(p->e);
+    free(p->topic);
+    free(p);
+}
+
+wrk_entry *wrk_part_consumed(wrk_part *p, rd_kafka_message_t *m, bool *skipped)
+{
+    *skipped = false;
+    if (p->watermark < 0) p->watermark = p->next = m->offset;
+    if (m->offset < p->watermark) {
+        *skipped = true;
+        return NULL;
+    }
+    wrk_entry *e = wrk_part_entry(p, m->offset);
+    if (!e) return NULL;
+    if (e->state != WRK_E_KNOWN) {
+        /* committed by an earlier owner (skip it), or a redelivery of one we hold */
+        *skipped = true;
+        if (m->offset + 1 > p->next) p->next = m->offset + 1;
+        if (e->state == WRK_E_COMMITTED) p->dirty = true;
+        return NULL;
+    }
+    e->state = WRK_E_PENDING;
+    e->msg = m;
+    if (m->offset + 1 > p->next) p->next = m->offset + 1;
+    return e;
+}
+
+static bool finished(wrk_estate s)
+{
+    return s == WRK_E_DONE || s == WRK_E_COMMITTED;
+}
+
+int64_t wrk_part_commit_offset(const wrk_part *p)
+{
+    if (p->next < 0) return -1;
+    for (size_t i = 0; i < p->n; i++)
+        if (!finished(p->e[i].state)) return p->e[i].offset < p->next ? p->e[i].offset : p->next;
+    return p->next;
+}
+
+static size_t append(char *buf, size_t len, size_t at, const char *fmt, long long a, int b)
+{
+    if (at >= len) return at;
+    int k = snprintf(buf + at, len - at, fmt, a, b);
+    return k < 0 ? at : at + (size_t)k;
+}
+
+size_t wrk_part_metadata(const wrk_part *p, char *buf, size_t len)
+{
+    int64_t w = wrk_part_commit_offset(p);
+    /* Written in two passes to keep the format readable: finished offsets, then attempts. */
+    size_t at = (size_t)snprintf(buf, len, "%s", MD_PREFIX);
+    bool first = true;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->e[i].offset <= w || !finished(p->e[i].state)) continue;
+        at = append(buf, len, at, first ? ";d=%lld" : ",%lld", (long long)(p->e[i].offset - w), 0);
+        first = false;
+    }
+    first = true;
+    for (size_t i = 0; i < p->n; i++) {
+        const wrk_entry *e = &p->e[i];
+        if (e->offset < w || finished(e->state) || e->attempts <= 0) continue;
+        at = append(buf, len, at, first ? ";a=%lld:%d" : ",%lld:%d", (long long)(e->offset - w),
+                    e->attempts);
+        first = false;
+    }
+    return at < len ? at : len - 1;
+}
+
+void wrk_part_committed(wrk_part *p, void (*release)(wrk_entry *))
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->e[i].state == WRK_E_DONE) {
+            p->e[i].state = WRK_E_COMMITTED;
+            release(&p->e[i]);
+        }
+    int64_t w = wrk_part_commit_offset(p);
+    size_t drop = 0;
+    while (drop < p->n && p->e[drop].offset < w) {
+        release(&p->e[drop]);
+        drop++;
+    }
+    memmove(p->e, p->e + drop, (p->n - drop) * sizeof *p->e);
+    p->n -= drop;
+    if (w >= 0) p->watermark = w;
+    p->dirty = false;
+}
+
+size_t wrk_part_count(const wrk_part *p, wrk_estate s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) n += p->e[i].state == s;
+    return n;
+}

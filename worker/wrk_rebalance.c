@@ -1,0 +1,166 @@
+/* Rebalance: cooperative-sticky, served from our own poll, so it always runs between loop
+ * steps, never in the middle of a commit.
+ * ASSIGN: read each new partition's committed offset and metadata (finished offsets above
+ *   the watermark, start counts of jobs that were running) and start from there.
+ * REVOKE: stop taking that partition's jobs; let its running jobs finish within the drain
+ *   budget and kill the rest (they run again at the new owner); commit while our generation
+ *   is still valid; then let the partition go.
+ * LOST: another member may already own it: kill its jobs and discard their results. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wrk_worker.h"
+
+#define COMMITTED_TRIES 10
+
+void wrk_worker_fatal(wrk_worker *w, const char *fmt, ...)
+{
+    va_list ap;
+    if (w->fatal) return;
+    va_start(ap, fmt);
+    vsnprintf(w->why, sizeof w->why, fmt, ap);
+    va_end(ap);
+    w->fatal = true;
+    wrk_log("worker: fatal: %s", w->why);
+}
+
+wrk_part *wrk_worker_part(wrk_worker *w, const char *topic, int32_t partition)
+{
+    for (size_t i = 0; i < w->nparts; i++)
+        if (w->parts[i]->partition == partition && !strcmp(w->parts[i]->topic, topic))
+            return w->parts[i];
+    return NULL;
+}
+
+static void log_parts(const char *what, const rd_kafka_topic_partition_list_t *l)
+{
+    char buf[512];
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l->cnt && o < sizeof buf - 32; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d@%lld", i ? "," : "",
+                              (int)l->elems[i].partition, (long long)l->elems[i].offset);
+    wrk_log("worker: %s partitions [%s]", what, buf);
+}
+
+/* The committed offsets and metadata of l; retried because a partition whose previous owner
+ * has a transaction open answers "unstable offset" until that transaction ends. */
+static int fetch_committed(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
+{
+    rd_kafka_resp_err_t e = 0;
+    for (int i = 0; i < COMMITTED_TRIES; i++) {
+        e = rd_kafka_committed(w->k, l, 10000);
+        bool bad = e != 0;
+        for (int j = 0; !bad && j < l->cnt; j++) bad = l->elems[j].err != 0;
+        if (!bad) return 0;
+        if (!e) e = l->elems[0].err;
+        wrk_log("worker: committed offsets: %s (retrying)", rd_kafka_err2str(e));
+        usleep(500 * 1000);
+    }
+    wrk_worker_fatal(w, "codeq: worker: cannot read committed offsets: %s", rd_kafka_err2str(e));
+    return -1;
+}
+
+static void add_part(wrk_worker *w, wrk_part *p)
+{
+    if (w->nparts == w->capparts) {
+        size_t cap = w->capparts ? w->capparts * 2 : 16;
+        wrk_part **np = realloc(w->parts, cap * sizeof *np);
+        if (!np) {
+            wrk_worker_fatal(w, "codeq: worker: out of memory");
+            wrk_part_free(p);
+            return;
+        }
+        w->parts = np;
+        w->capparts = cap;
+    }
+    w->parts[w->nparts++] = p;
+}
+
+static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
+{
+    rd_kafka_topic_partition_list_t *c = rd_kafka_topic_partition_list_copy(l);
+    if (fetch_committed(w, c) == 0) {
+        for (int i = 0; i < c->cnt; i++) {
+            rd_kafka_topic_partition_t *t = &c->elems[i];
+            wrk_part *p = wrk_part_new(t->topic, t->partition, t->offset, t->metadata,
+                                       t->metadata_size);
+            if (p) add_part(w, p);
+            l->elems[i].offset = t->offset; /* start exactly where our view starts */
+        }
+        log_parts("assigned", l);
+    }
+    rd_kafka_topic_partition_list_destroy(c);
+    rd_kafka_error_t *e = rd_kafka_incremental_assign(w->k, l);
+    if (e) {
+        wrk_worker_fatal(w, "codeq: worker: assign: %s", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+}
+
+static void remove_part(wrk_worker *w, wrk_part *p)
+{
+    wrk_slots_abandon(w, p);
+    for (size_t j = 0; j < p->n; j++) wrk_entry_release(&p->e[j]);
+    for (size_t i = 0; i < w->nparts; i++)
+        if (w->parts[i] == p) {
+            w->parts[i] = w->parts[--w->nparts];
+            break;
+        }
+    wrk_part_free(p);
+}
+
+/* Lets the revoked partitions' running jobs finish, up to the drain budget. */
+static void drain(wrk_worker *w, wrk_part **rev, int n)
+{
+    uint64_t deadline = wrk_now_ms() + (uint64_t)w->c->drain_ms;
+    for (;;) {
+        size_t left = 0;
+        for (int i = 0; i < n; i++) left += wrk_slots_count(w, WRK_E_RUNNING, rev[i]);
+        if (left == 0 || wrk_now_ms() >= deadline) return;
+        wrk_slots_service(w, 50);
+    }
+}
+
+static void give_back(wrk_worker *w, rd_kafka_topic_partition_list_t *l, bool lost)
+{
+    wrk_part **rev = calloc((size_t)l->cnt + 1, sizeof *rev);
+    int n = 0;
+    log_parts(lost ? "lost" : "revoked", l);
+    for (int i = 0; i < l->cnt; i++) {
+        wrk_part *p = wrk_worker_part(w, l->elems[i].topic, l->elems[i].partition);
+        if (p) rev[n++] = p;
+    }
+    if (!lost) {
+        for (int i = 0; i < n; i++)
+            for (size_t j = 0; j < rev[i]->n; j++) /* not started: leave them to the new owner */
+                if (rev[i]->e[j].state == WRK_E_PENDING || rev[i]->e[j].state == WRK_E_CLAIMED) {
+                    if (rev[i]->e[j].state == WRK_E_CLAIMED) rev[i]->e[j].attempts--;
+                    wrk_entry_release(&rev[i]->e[j]);
+                    rev[i]->e[j].state = WRK_E_KNOWN;
+                }
+        drain(w, rev, n);
+        for (int i = 0; i < n; i++) wrk_slots_abandon(w, rev[i]);
+        wrk_commit_batch(w);
+    }
+    for (int i = 0; i < n; i++) remove_part(w, rev[i]);
+    free(rev);
+    rd_kafka_error_t *e = rd_kafka_incremental_unassign(w->k, l);
+    if (e) {
+        wrk_log("worker: unassign: %s", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+}
+
+void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,
+                      void *opaque)
+{
+    wrk_worker *w = opaque;
+    if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
+        take_over(w, l);
+    else
+        give_back(w, l, rd_kafka_assignment_lost(k));
+}

@@ -1,0 +1,147 @@
+/* Slots: up to `slots` jobs run at once, drawn from every assigned partition in turn.
+ * A job is first CLAIMED: its attempt count goes into the next transaction's metadata, and
+ * only once that commit succeeded is it started. So a job that crashes the worker before it
+ * finishes is on record as started; after max_attempts starts it is answered
+ * `internal_error` instead of being run again (a poison pill cannot crash-loop the group). */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wrk_worker.h"
+
+#define POLL_MAX 256
+
+void wrk_entry_release(wrk_entry *e)
+{
+    if (e->task) wrk_task_free(e->task);
+    if (e->msg) rd_kafka_message_destroy(e->msg);
+    e->task = NULL;
+    e->msg = NULL;
+}
+
+size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->nparts; i++)
+        if (!only || w->parts[i] == only) n += wrk_part_count(w->parts[i], s);
+    return n;
+}
+
+/* Oldest pending entry of p, or NULL. */
+static wrk_entry *first_pending(wrk_part *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->e[i].state == WRK_E_PENDING) return &p->e[i];
+    return NULL;
+}
+
+void wrk_slots_claim(wrk_worker *w)
+{
+    static size_t rr; /* round-robin start, so no partition starves the others */
+    int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
+    bool progress = true;
+    while (busy < w->c->slots && progress && w->nparts) {
+        progress = false;
+        for (size_t k = 0; k < w->nparts && busy < w->c->slots; k++) {
+            wrk_part *p = w->parts[(rr + k) % w->nparts];
+            wrk_entry *e = first_pending(p);
+            if (!e) continue;
+            e->state = WRK_E_CLAIMED;
+            e->attempts++;
+            p->dirty = true;
+            busy++;
+            progress = true;
+        }
+        rr++;
+    }
+}
+
+static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
+{
+    char refuse[200];
+    const char *why = NULL;
+    wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
+    if (e->attempts > w->c->max_attempts) {
+        snprintf(refuse, sizeof refuse,
+                 "codeq: worker: job started %d times without finishing (its worker died each "
+                 "time); not run again",
+                 e->attempts - 1);
+        why = refuse;
+    }
+    e->task = wrk_task_start(w->c, e->msg->payload ? e->msg->payload : "", e->msg->len, &src, why);
+    if (!e->task) {
+        wrk_worker_fatal(w, "codeq: worker: out of memory starting a job");
+        return;
+    }
+    e->state = WRK_E_RUNNING;
+    w->running++;
+}
+
+void wrk_slots_start_claimed(wrk_worker *w)
+{
+    for (size_t i = 0; i < w->nparts; i++) {
+        wrk_part *p = w->parts[i];
+        for (size_t j = 0; j < p->n && !w->fatal; j++)
+            if (p->e[j].state == WRK_E_CLAIMED) start_one(w, p, &p->e[j]);
+    }
+}
+
+static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
+{
+    const char *why;
+    wrk_outcome *o = wrk_task_finish(e->task);
+    if (wrk_task_dead_letter(e->task, &why))
+        wrk_log("worker: %s [%d] offset %lld dead-lettered: %s", p->topic, (int)p->partition,
+                (long long)e->offset, why);
+    else
+        wrk_log("worker: job %s: %s", json_string_value(json_object_get(o->result, "id")),
+                o->status);
+    e->state = WRK_E_DONE;
+    p->dirty = true;
+    w->running--;
+}
+
+void wrk_slots_service(wrk_worker *w, int timeout_ms)
+{
+    struct pollfd fds[POLL_MAX];
+    int n = 0, wait = timeout_ms;
+    for (size_t i = 0; i < w->nparts; i++)
+        for (size_t j = 0; j < w->parts[i]->n; j++) {
+            wrk_entry *e = &w->parts[i]->e[j];
+            if (e->state != WRK_E_RUNNING) continue;
+            sbx_proc *sp = wrk_task_proc(e->task);
+            if (!sp || wrk_task_done(e->task)) {
+                wait = 0; /* finished without running (rejected, invalid, ...) */
+                continue;
+            }
+            n += sbx_pollfds(sp, fds + n, POLL_MAX - n > 8 ? 8 : 0);
+            int t = sbx_timeout_ms(sp);
+            if (t < wait) wait = t;
+        }
+    if (n > 0 || wait > 0) poll(fds, (nfds_t)n, wait);
+    for (size_t i = 0; i < w->nparts; i++)
+        for (size_t j = 0; j < w->parts[i]->n; j++) {
+            wrk_entry *e = &w->parts[i]->e[j];
+            if (e->state != WRK_E_RUNNING) continue;
+            sbx_proc *sp = wrk_task_proc(e->task);
+            if (sp) sbx_service(sp);
+            if (wrk_task_done(e->task)) finish(w, w->parts[i], e);
+        }
+}
+
+void wrk_slots_abandon(wrk_worker *w, wrk_part *p)
+{
+    for (size_t j = 0; j < p->n; j++) {
+        wrk_entry *e = &p->e[j];
+        if (e->state == WRK_E_RUNNING) w->running--;
+        if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
+            /* stopped by us, not by the job: this start does not count against it */
+            e->attempts--;
+            wrk_entry_release(e);
+            e->state = WRK_E_KNOWN;
+        } else if (e->state == WRK_E_PENDING) {
+            wrk_entry_release(e);
+            e->state = WRK_E_KNOWN;
+        }
+    }
+}
