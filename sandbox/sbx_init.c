@@ -17,7 +17,9 @@
  *
  * Cloned from a possibly multi-threaded worker, this code uses syscalls only: no malloc, no
  * stdio, and clone() rather than fork() for the main process, because fork() would take
- * glibc locks that another worker thread may have held at the time of our clone.
+ * glibc locks that another worker thread may have held at the time of our clone. In zygote
+ * mode (single-threaded parent) the main process is a fork-like clone on a copy of this
+ * stack, so that the interpreter it runs has a full-size stack (sbx_zygote_py.c).
  */
 #include "sbx_int.h"
 

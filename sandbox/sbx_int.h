@@ -15,6 +15,8 @@
  * Code that runs in the child (enter_init, enter_main, sbx_init.c) was started by clone() from
  * a possibly multi-threaded worker: it must not malloc or use stdio (another thread may have
  * held their locks at clone time). Everything it needs is prepared in the parent.
+ * In zygote mode (docs/zygote.md) the parent is the single-threaded zygote, and the job's main
+ * process runs the zygote's interpreter (sbx_inproc) instead of execve.
  */
 #ifndef CODEQ_SBX_INT_H
 #define CODEQ_SBX_INT_H
@@ -172,6 +174,7 @@ struct sbx_proc {
 typedef struct {
     void (*before_fork)(void);
     void (*after_fork_parent)(void);
+    void (*after_fork_child)(void); /* the zygote's per-job supervisor (sbx_zygote_serve.c) */
     void (*run_main)(sbx_proc *p);
 } sbx_inproc_hooks;
 extern const sbx_inproc_hooks *sbx_inproc;

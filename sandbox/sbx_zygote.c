@@ -31,7 +31,7 @@
 
 #include "sbx_zygote.h"
 
-enum { SBX_ZY_MAX = 64, SBX_ZY_READY_MS = 10000, SBX_ZY_GRACE_MS = 5000 };
+enum { SBX_ZY_MAX = 64, SBX_ZY_READY_MS = 10000, SBX_ZY_GRACE_MS = 5000, SBX_ZY_EXIT_MS = 2000 };
 
 struct sbx_zy {
     pid_t pid;
@@ -48,8 +48,19 @@ static pthread_mutex_t sbx_zy_mu = PTHREAD_MUTEX_INITIALIZER;
 
 const char *const sbx_isolations[] = {"exec", "zygote", NULL};
 
-static void sbx_zy_retire(struct sbx_zy *z)
+/* A healthy zygote is let go by closing its socket: it exits at EOF once its last job's
+ * supervisor is gone, so nothing of it outlives this call. A broken one, or one that does
+ * not exit within SBX_ZY_EXIT_MS, is SIGKILLed (its supervisor and inits die with it). */
+static void sbx_zy_retire(struct sbx_zy *z, bool graceful)
 {
+    if (graceful && z->pidfd >= 0) {
+        shutdown(z->sock, SHUT_RDWR);
+        struct pollfd f = {.fd = z->pidfd, .events = POLLIN};
+        uint64_t end = sbx_now_ms() + SBX_ZY_EXIT_MS;
+        for (int i = 0; i < 100 && sbx_now_ms() < end; i++)
+            if (poll(&f, 1, (int)(end - sbx_now_ms())) > 0)
+                break;
+    }
     if (z->pidfd >= 0)
         pidfd_send_signal(z->pidfd, SIGKILL, NULL, 0);
     else
@@ -166,7 +177,7 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
                          .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600)};
     snprintf(z->key, sizeof z->key, "%s", key);
     if (sbx_zy_wait_ready(p, z) < 0) {
-        sbx_zy_retire(z);
+        sbx_zy_retire(z, false);
         return NULL;
     }
     return z;
@@ -193,7 +204,7 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
     for (int i = 0; i < SBX_ZY_MAX && !z; i++) {
         struct sbx_zy *q = sbx_zy_pool[i];
         if (q && !q->busy && !sbx_zy_usable(q, key)) {
-            sbx_zy_retire(q);
+            sbx_zy_retire(q, true);
             sbx_zy_pool[i] = q = NULL;
         }
         if (!q && free_at < 0)
@@ -219,7 +230,7 @@ static void sbx_zy_release(struct sbx_zy *z, bool broken)
         if (sbx_zy_pool[i] != z)
             continue;
         if (broken) {
-            sbx_zy_retire(z);
+            sbx_zy_retire(z, false);
             sbx_zy_pool[i] = NULL;
         } else {
             z->busy = false;
@@ -234,7 +245,7 @@ void sbx_zygote_shutdown(void)
     pthread_mutex_lock(&sbx_zy_mu);
     for (int i = 0; i < SBX_ZY_MAX; i++) {
         if (sbx_zy_pool[i] && !sbx_zy_pool[i]->busy) {
-            sbx_zy_retire(sbx_zy_pool[i]);
+            sbx_zy_retire(sbx_zy_pool[i], true);
             sbx_zy_pool[i] = NULL;
         }
     }

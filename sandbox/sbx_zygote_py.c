@@ -96,6 +96,11 @@ static void sbx_zy_py_after_parent(void)
     PyOS_AfterFork_Parent();
 }
 
+static void sbx_zy_py_after_child(void)
+{
+    PyOS_AfterFork_Child();
+}
+
 /* The whole script, NUL-terminated, or NULL with the failure reported to the parent. */
 static char *sbx_zy_py_read(sbx_proc *p, const char *path)
 {
@@ -255,5 +260,6 @@ static void sbx_zy_py_run_main(sbx_proc *p)
 const sbx_inproc_hooks sbx_zy_py_hooks = {
     .before_fork = sbx_zy_py_before,
     .after_fork_parent = sbx_zy_py_after_parent,
+    .after_fork_child = sbx_zy_py_after_child,
     .run_main = sbx_zy_py_run_main,
 };

@@ -7,6 +7,8 @@
  * the same enter_main steps (uid, capabilities, no_new_privs, rlimits, seccomp with execve
  * denied), runs the already-initialized interpreter instead of exec'ing a new one
  * (sbx_zygote_py.c). It watches its socket while the job runs, so the worker can stop it.
+ * All of that happens in a per-job fork of the zygote (sbx_zy_supervise): no job's data ever
+ * enters the zygote's own memory.
  */
 #include "sbx_int.h"
 #include "sbx_zygote.h"
@@ -21,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t whylen);
@@ -96,6 +99,42 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
         close(rfd);
 }
 
+/* Each job's parent side runs in a fork of the zygote, the supervisor: the job's code,
+ * stdin, captured output and artifacts pass through the supervisor's memory only, which dies
+ * with it. Were they handled in the zygote itself, their freed copies would be in the memory
+ * of every later job forked from it (test_no_data_from_previous_job found 499 copies of one
+ * job's output in the next job's address space that way). The supervisor answers the worker
+ * on the inherited socket; the zygote waits for it and only speaks if it died silently. */
+static void sbx_zy_supervise(const sbx_config *c, uint32_t seq, int fd)
+{
+    pid_t zygote = getpid();
+    sbx_inproc->before_fork();
+    pid_t pid = fork();
+    if (pid == 0) {
+        sbx_inproc->after_fork_child();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote)
+            _exit(1);
+        sbx_zy_job(c, seq, fd);
+        _exit(0);
+    }
+    int err = errno;
+    sbx_inproc->after_fork_parent();
+    if (pid < 0) {
+        char why[160];
+        snprintf(why, sizeof why, SBX_PREFIX "zygote: fork(supervisor): %s", strerrordesc_np(err));
+        sbx_zy_error(seq, why);
+        return;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char why[160];
+        snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
+        sbx_zy_error(seq, why);
+    }
+}
+
 static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preload, pid_t *parent)
 {
     static const struct option o[] = {
@@ -124,6 +163,24 @@ static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preloa
     return 0;
 }
 
+/* One trivial job, run by the zygote itself before it says ready: it proves every layer works
+ * in this process (fail closed, like sbx_selfcheck), and it leaves the once-per-process work
+ * done in the zygote's memory — the seccomp program built, the cgroup backend chosen,
+ * libcgroup initialized — instead of redone by every job's supervisor (a fresh fork). */
+static int sbx_zy_warm_up(const sbx_config *c, char *why, size_t whylen)
+{
+    sbx_job job = {.code = "pass\n", .code_len = 5, .job_id = "zygote-warm-up"};
+    sbx_limits_default(&job.limits);
+    sbx_result r;
+    sbx_run(c, &job, &r);
+    int rc = r.status == SBX_OK ? 0 : -1;
+    if (rc < 0)
+        snprintf(why, whylen, SBX_PREFIX "zygote: warm-up job ended %s: %.160s",
+                 sbx_status_name(r.status), r.message[0] ? r.message : r.err.data);
+    sbx_result_free(&r);
+    return rc;
+}
+
 int sbx_zygote_serve(int argc, char **argv)
 {
     sbx_config c;
@@ -142,6 +199,10 @@ int sbx_zygote_serve(int argc, char **argv)
         return 1;
     }
     sbx_inproc = &sbx_zy_py_hooks;
+    if (sbx_zy_warm_up(&c, why, sizeof why) < 0) {
+        sbx_zy_error(0, why);
+        return 1;
+    }
     sbx_zy_msg ready = {.type = SBX_ZY_READY};
     if (sbx_zy_send(SBX_ZY_FD, &ready, -1) < 0)
         return 1;
@@ -154,7 +215,7 @@ int sbx_zygote_serve(int argc, char **argv)
         if (n <= 0)
             return 0; /* the worker is gone */
         if (m.type == SBX_ZY_JOB && fd >= 0)
-            sbx_zy_job(&c, m.seq, fd);
+            sbx_zy_supervise(&c, m.seq, fd);
         else if (m.type == SBX_ZY_JOB)
             sbx_zy_error(m.seq, SBX_PREFIX "zygote: job without its memfd");
         /* A stop for a job that has already ended needs nothing. */

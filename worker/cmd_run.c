@@ -14,6 +14,7 @@ static const char run_help[] =
     "  --json               print the result message the worker would publish\n"
     "  --audit              with --json, print {\"result\":..., \"audit\":[...]} instead\n"
     "  --stdin FILE         feed FILE to the program's standard input\n"
+    "  --input NAME=FILE    put FILE into the job's working directory as NAME (repeatable)\n"
     "  --id ID              job id (default: local-<file name>)\n"
     "  --wall-ms N          wall-clock limit (default 5000)\n"
     "  --cpu-ms N           CPU-time limit (default 5000)\n"
@@ -25,6 +26,7 @@ static const char run_help[] =
     "                       no-cgroup or no-seccomp (stated in the result)\n"
     "  --isolation M        exec (default): a fresh interpreter per job; zygote\n"
     "                       (experimental): forked from a warm one, see docs/zygote.md\n"
+    "  --zygote-preload L   zygote mode: modules (comma-separated) the zygote imports once\n"
     "  -h, --help           this help\n\n"
     "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
 
@@ -79,6 +81,24 @@ static void print_human(const json_t *r)
     if (err && *err) printf("--- stderr%s ---\n%s", json_is_true(json_object_get(r, "stderr_truncated")) ? " (truncated)" : "", err);
 }
 
+/* --input NAME=LOCAL: LOCAL's bytes become /work/NAME (exact, as base64). */
+static int input_opt(json_t *files, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    size_t len;
+    if (!eq || eq == arg) {
+        fprintf(stderr, "codeq: run: --input expects NAME=LOCALFILE, got '%s'\n", arg);
+        return -1;
+    }
+    *eq = '\0';
+    char *data = cli_read_file(eq + 1, &len);
+    if (!data) return -1;
+    json_array_append_new(files, json_pack("{s:s, s:o}", "path", arg, "content_base64",
+                                           wrk_json_base64(data, len)));
+    free(data);
+    return 0;
+}
+
 static int limit_opt(json_t *limits, const char *name, const char *arg)
 {
     unsigned v;
@@ -99,6 +119,7 @@ static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
     char *s = json_dumps(job, JSON_COMPACT);
     wrk_execute(c, s, strlen(s), NULL, &o, &dead, why, sizeof why);
     free(s);
+    sbx_zygote_shutdown(); /* zygote mode: gone before we are, not left to PDEATHSIG */
     if (dead) {
         fprintf(stderr, "codeq: run: %s\n", why);
         wrk_outcome_free(&o);
@@ -131,12 +152,14 @@ int cmd_run(int argc, char **argv)
         {"policy", required_argument, NULL, 'P'},
         {"sandbox-profile", required_argument, NULL, 'S'},
         {"isolation", required_argument, NULL, 'I'},
+        {"zygote-preload", required_argument, NULL, 'L'},
+        {"input", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     wrk_config c;
     bool as_json = false, with_audit = false;
     const char *stdin_path = NULL, *id = NULL;
-    json_t *limits = json_object();
+    json_t *limits = json_object(), *files = json_array();
     val_policy *policy = NULL;
     char err[256];
     int opt, idx, rc = 2;
@@ -156,6 +179,7 @@ int cmd_run(int argc, char **argv)
             }
             c.sandbox.isolation = optarg;
             break;
+        case 'L': c.sandbox.zygote_preload = optarg; break;
         case 'S':
             c.sandbox.profile = optarg;
             wrk_result_profile(optarg);
@@ -170,6 +194,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 1:
             if (limit_opt(limits, longopts[idx].name, optarg) < 0) goto out;
+            break;
+        case 'F':
+            if (input_opt(files, optarg) < 0) goto out;
             break;
         case 'h': fputs(run_help, stdout); rc = 0; goto out;
         default: fputs(run_help, stderr); goto out;
@@ -187,12 +214,14 @@ int cmd_run(int argc, char **argv)
     json_t *job = code && (!stdin_path || in)
                       ? build_job(id ? id : defid, code, len, in, inlen, limits)
                       : NULL;
+    if (job && json_array_size(files)) json_object_set(job, "files", files);
     rc = job ? execute(&c, job, as_json, with_audit) : 2;
     json_decref(job);
     free(code);
     free(in);
 out:
     json_decref(limits);
+    json_decref(files);
     val_policy_free(policy);
     return rc;
 }

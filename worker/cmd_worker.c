@@ -33,6 +33,7 @@ static const char worker_help[] =
     "                            no-seccomp; stated in every result and audit event\n"
     "      --isolation M         exec (default): a fresh interpreter per job; zygote\n"
     "                            (experimental): forked from a warm one (docs/zygote.md)\n"
+    "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE };
@@ -77,6 +78,7 @@ int cmd_worker(int argc, char **argv)
         {"work-root", required_argument, NULL, 'r'},
         {"sandbox-profile", required_argument, NULL, 'S'},
         {"isolation", required_argument, NULL, 'I'},
+        {"zygote-preload", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -110,6 +112,7 @@ int cmd_worker(int argc, char **argv)
             }
             c.sandbox.isolation = optarg;
             break;
+        case 'L': c.sandbox.zygote_preload = optarg; break;
         case 'S':
             c.sandbox.profile = optarg;
             wrk_result_profile(optarg);
@@ -141,5 +144,7 @@ int cmd_worker(int argc, char **argv)
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
         fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
                 c.sandbox.profile);
-    return wrk_worker_loop(&c);
+    int rc = wrk_worker_loop(&c);
+    sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
+    return rc;
 }

@@ -63,6 +63,9 @@ typedef struct {
     json_t *metadata;           /* borrowed; NULL when absent */
     int64_t deadline_ms;        /* Unix epoch ms after which the job must not start; 0: none */
     char code_sha256[65];
+    sbx_file *files;            /* input files for /work (owned; paths and text borrowed) */
+    char **file_bufs;           /* decoded base64 contents, owned */
+    size_t nfiles;
 } wrk_job;
 
 /* Decodes one job. On failure returns -1 and writes the reason; job->id is still set when an

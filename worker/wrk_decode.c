@@ -14,7 +14,8 @@
 #define JOB_MAX_METADATA (16 * 1024)
 
 static const char *const job_fields[] = {"id",       "code",     "stdin",    "limits",
-                                         "reply_to", "metadata", "deadline", NULL};
+                                         "reply_to", "metadata", "deadline", "files",
+                                         NULL};
 
 typedef struct {
     const char *name;
@@ -132,7 +133,9 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     if (dl && (!json_is_string(dl) || (job->deadline_ms = wrk_parse_iso_ms(json_string_value(dl))) < 0))
         return fail(why, whylen, "%s",
                     "deadline must be a UTC time like 2026-11-30T05:45:29.000Z");
-    return decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen);
+    if (decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen) < 0)
+        return -1;
+    return wrk_files_decode(json_object_get(root, "files"), job, why, whylen);
 }
 
 int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
@@ -164,6 +167,7 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
 
 void wrk_job_free(wrk_job *job)
 {
+    wrk_files_free(job);
     json_decref(job->root);
     memset(job, 0, sizeof *job);
 }

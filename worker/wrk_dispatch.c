@@ -80,6 +80,7 @@ static void start_sandbox(wrk_task *t)
         .code = t->job.code, .code_len = t->job.code_len,
         .stdin_data = t->job.stdin_data, .stdin_len = t->job.stdin_len,
         .limits = t->job.limits, .job_id = t->job.id,
+        .files = t->job.files, .nfiles = t->job.nfiles,
     };
     /* The runtime guard runs the program under the same policy the validator applied. */
     sj.prelude = val_policy_guard(t->c->policy ? t->c->policy : val_policy_default(),

@@ -22,6 +22,11 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
 json_t *wrk_json_base64(const char *data, size_t len);
 void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
+ * against the sandbox's rules (paths, count, size) so a bad one is answered `invalid`. */
+int wrk_files_decode(json_t *arr, wrk_job *job, char *why, size_t whylen);
+void wrk_files_free(wrk_job *job);
+
 /* Result and audit builders (wrk_result.c, wrk_audit.c). */
 json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,
                        const char *received_at, json_t *metadata);

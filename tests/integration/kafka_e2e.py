@@ -86,6 +86,9 @@ try:
     bad_id = f"no-code-{sfx}"
     kcat("-P", "-t", T["jobs"], "-k", "junk", inp="this is not json\n")
     kcat("-P", "-t", T["jobs"], "-k", bad_id, inp=json.dumps({"id": bad_id, "limits": {}}) + "\n")
+    late_id = f"late-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", late_id,
+         inp=json.dumps({"id": late_id, "code": "print(1)", "deadline": "2020-01-01T00:00:00Z"}) + "\n")
     t0 = time.monotonic()
     p = run(["submit", "-b", BROKERS, "--timeout", "180", *TOPIC_ARGS, *map(str, files)], timeout=240)
     elapsed = time.monotonic() - t0
@@ -113,8 +116,11 @@ try:
     inv = [r for r in all_results if r["id"] == bad_id]
     F.check(len(inv) == 1 and inv[0]["status"] == "invalid" and "code" in inv[0]["message"],
             f"job without code: {inv}")
-    for r in inv:
-        F.check(not schema_errors(RESULT, r), "invalid result not schema-valid")
+    late = [r for r in all_results if r["id"] == late_id]
+    F.check(len(late) == 1 and late[0]["status"] == "expired" and late[0]["usage"] is None,
+            f"job past its deadline: {late}")
+    for r in inv + late:
+        F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
     # The dead-letter topic holds the malformed record unchanged, with the reason in a header.
     p = kcat("-C", "-t", T["dlq"], "-e", "-o", "beginning", "-q", "-f", "%s|%h\n")
@@ -135,6 +141,7 @@ try:
         shas = {ev["code_sha256"] for ev in audit if ev["job_id"] == r["id"]}
         F.check(shas == {r["code_sha256"]}, f"audit sha256 of {r['id']} differs from the result's")
     F.check(trail[bad_id] == ["received", "invalid"], f"audit trail of {bad_id}: {trail[bad_id]}")
+    F.check(trail[late_id] == ["received", "expired"], f"audit trail of {late_id}: {trail[late_id]}")
     F.check(trail[None] == ["dead_lettered"], f"dead-letter audit events: {trail[None]}")
     print(f"kafka_e2e: {len(audit)} audit events, {len(all_results)} results on the topic", flush=True)
 

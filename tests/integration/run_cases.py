@@ -93,6 +93,15 @@ r, ev = expect("ok_hello.py", "invalid", "--memory-mb", "999999")
 F.check("memory_mb" in r["message"], f"invalid limit: message {r['message']!r}")
 F.check(ev == ["received", "invalid"], f"invalid: audit events {ev}")
 
+# Input files go into /work; files the job leaves there come back as artifacts.
+csv = str(SRC / "tests" / "cases" / "ok_files.csv")
+r, ev = expect("ok_files.py", "ok", "--policy", "data", "--input", f"data.csv={csv}")
+F.check(r["stdout"] == "12\n", f"ok_files: stdout {r['stdout']!r}")
+F.check([(a["path"], a.get("content")) for a in r.get("artifacts", [])] == [("report.txt", "3 rows, total 12\n")],
+        f"ok_files: artifacts {r.get('artifacts')}")
+r, ev = expect("ok_hello.py", "invalid", "--input", f"../escape={csv}")
+F.check("files[0].path" in r["message"], f"bad input path: message {r['message']!r}")
+
 # Human output and exit status without --json.
 p = run(["run", str(CASES / "ok_hello.py")], timeout=60)
 F.check(p.returncode == 0 and "status: ok" in p.stdout and "hello from codeq" in p.stdout,

@@ -14,12 +14,15 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "sandbox.h"
 
@@ -124,6 +127,8 @@ static void test_parity_with_exec(void **state)
         "def f(n):\n    return f(n + 1)\ntry:\n    f(0)\nexcept RecursionError:\n    print('deep')\n",
         "import signal, os\nos.kill(os.getpid(), signal.SIGINT)\n",
         "raise ValueError('x')\n",
+        "import os\nprint('x', flush=True)\nos.abort()\n",
+        "import ctypes\nctypes.string_at(0)\n",
     };
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
         sbx_result r[2];
@@ -172,6 +177,66 @@ static void test_no_zygote_descriptor(void **state)
     /* 3 is listdir's own descriptor on /proc/self/fd. */
     run("import os\nprint(sorted(os.listdir('/proc/self/fd')))\n", 0, &r);
     expect(&r, SBX_OK, "['0', '1', '2', '3']\n");
+    sbx_result_free(&r);
+}
+
+/* One job's data must not reach the next job through the zygote's memory. Job 1 gets a
+ * secret on stdin and prints it; job 2 scans its whole address space (ctypes: a zygote child is
+ * not dumpable, so /proc/self/mem is closed to it) for "LEAKMARK" and 32 hex digits whose
+ * SHA-256 is the secret's — it is given only the hash, never the secret. */
+static void test_no_data_from_previous_job(void **state)
+{
+    (void)state;
+    char secret[33];
+    FILE *u = fopen("/dev/urandom", "rb");
+    assert_non_null(u);
+    for (int i = 0; i < 32; i++)
+        secret[i] = "0123456789abcdef"[fgetc(u) & 15];
+    fclose(u);
+    secret[32] = '\0';
+    char in[64];
+    snprintf(in, sizeof in, "LEAKMARK%s", secret);
+    /* Small and large copies (the capture buffers grow by realloc), and an artifact. */
+    const char *job1 = "import sys\ns = sys.stdin.read()\nprint(s)\nprint(s * 500, file=sys.stderr)\n"
+                       "open('out.txt', 'w').write(s * 20)\n";
+    sbx_job j = {.code = job1, .code_len = strlen(job1), .job_id = "leak1", .stdin_data = in,
+                 .stdin_len = strlen(in)};
+    sbx_limits_default(&j.limits);
+    sbx_result r;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_OK, NULL);
+    sbx_result_free(&r);
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    assert_int_equal(EVP_Digest(secret, 32, md, &mdlen, EVP_sha256(), NULL), 1);
+    char hash[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hash + 2 * i, 3, "%02x", md[i]);
+    char code[2048];
+    snprintf(code, sizeof code,
+             "import ctypes, hashlib, re, sys\nwant = '%s'\nmark = b'LEAK' + b'MARK'\n"
+             "found = 0\nkeep = sys.stdin.read()\n"
+             "for line in open('/proc/self/maps').read().splitlines():\n"
+             "    f = line.split()\n"
+             "    if 'r' not in f[1] or (len(f) > 5 and f[5].startswith('[v')):\n"
+             "        continue\n"
+             "    a, b = (int(x, 16) for x in f[0].split('-'))\n"
+             "    data = ctypes.string_at(a, b - a)\n"
+             "    for x in re.finditer(re.escape(mark) + b'([0-9a-f]{32})', data):\n"
+             "        if hashlib.sha256(x.group(1)).hexdigest() == want:\n"
+             "            found += 1\n"
+             "print('found', found)\n",
+             hash);
+    run(code, 20000, &r);
+    expect(&r, SBX_OK, "found 0\n");
+    sbx_result_free(&r);
+    /* The scanner works: given the secret on its own stdin, it finds it. */
+    j.code = code;
+    j.code_len = strlen(code);
+    j.limits.wall_ms = 20000;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_OK, NULL);
+    assert_string_not_equal(r.out.data, "found 0\n");
     sbx_result_free(&r);
 }
 
@@ -249,6 +314,54 @@ static void test_restart_after_max_jobs(void **state)
     assert_int_not_equal(seen[1], seen[2]);
 }
 
+/* Three jobs at once (as a worker's slots run them): each on a zygote of its own, all ok;
+ * the wall limit and sbx_kill work through the zygote as in exec mode. */
+static void test_concurrent_timeout_and_kill(void **state)
+{
+    (void)state;
+    static const char *const code[] = {"import time\ntime.sleep(0.3)\nprint('a')\n",
+                                       "while True:\n    pass\n",
+                                       "import time\ntime.sleep(30)\n"};
+    sbx_proc *p[3];
+    for (int i = 0; i < 3; i++) {
+        sbx_job j = {.code = code[i], .code_len = strlen(code[i]), .job_id = "conc"};
+        sbx_limits_default(&j.limits);
+        j.limits.wall_ms = i == 1 ? 1000 : 10000;
+        p[i] = sbx_start(&g_cfg, &j);
+        assert_non_null(p[i]);
+    }
+    bool killed = false;
+    uint64_t t0 = now_ms();
+    for (int rounds = 0; rounds < 10000 && now_ms() - t0 < 20000; rounds++) {
+        struct pollfd fds[12];
+        int n = 0, tmo = 100;
+        for (int i = 0; i < 3; i++) {
+            n += sbx_pollfds(p[i], fds + n, 4);
+            if (!sbx_done(p[i]) && sbx_timeout_ms(p[i]) < tmo)
+                tmo = sbx_timeout_ms(p[i]);
+        }
+        if (n == 0)
+            break;
+        poll(fds, (nfds_t)n, tmo);
+        for (int i = 0; i < 3; i++)
+            sbx_service(p[i]);
+        if (!killed && sbx_done(p[1])) { /* the busy job timed out: now kill the sleeper */
+            sbx_kill(p[2], "test: killed");
+            killed = true;
+        }
+    }
+    sbx_result r[3];
+    for (int i = 0; i < 3; i++)
+        sbx_finish(p[i], &r[i]);
+    expect(&r[0], SBX_OK, "a\n");
+    expect(&r[1], SBX_TIMEOUT, NULL);
+    expect(&r[2], SBX_INTERNAL, NULL);
+    assert_string_equal(r[2].message, "test: killed");
+    assert_true(now_ms() - t0 < 8000);
+    for (int i = 0; i < 3; i++)
+        sbx_result_free(&r[i]);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -267,10 +380,12 @@ int main(void)
         cmocka_unit_test(test_parity_with_exec),
         cmocka_unit_test(test_cannot_execve),
         cmocka_unit_test(test_no_zygote_descriptor),
+        cmocka_unit_test(test_no_data_from_previous_job),
         cmocka_unit_test(test_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
         cmocka_unit_test(test_wedged_zygote_times_out),
         cmocka_unit_test(test_restart_after_max_jobs),
+        cmocka_unit_test(test_concurrent_timeout_and_kill),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -29,6 +29,7 @@ static void test_valid_job(void **st)
     assert_int_equal(j.limits.memory_mb, cfg.defaults.memory_mb);
     assert_string_equal(j.reply_to, "my.results");
     assert_non_null(j.metadata);
+    assert_int_equal(j.deadline_ms, 0);
     /* sha256("print(1)") */
     assert_string_equal(j.code_sha256,
                         "d287bb7f9d15abdc5b6e98536263815744b6ef21c8f3c839fc434ca70d8efe99");
@@ -71,6 +72,32 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"bad topic!\"}", true, "reply_to");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.audit\"}", true, "own topic");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.jobs\"}", true, "own topic");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":{}}", true, "files must be an array");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\"}]}", true, "files[0] must be");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content\":\"1\","
+                "\"content_base64\":\"MQ==\"}]}", true, "files[0] must be");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content_base64\":\"!!\"}]}",
+                true, "not valid base64");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"../a\",\"content\":\"1\"}]}",
+                true, "files[0].path");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"deadline\":\"tomorrow\"}", true, "deadline");
+}
+
+static void test_files_and_deadline(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode("{\"id\":\"f\",\"code\":\"x\",\"deadline\":\"2026-11-30T05:45:29.250Z\","
+                            "\"files\":[{\"path\":\"in/a.txt\",\"content\":\"hi\"},"
+                            "{\"path\":\"b.bin\",\"content_base64\":\"Yf8Aeg==\"}]}", &j, why), 0);
+    assert_int_equal(j.deadline_ms, 1796017529250LL);
+    assert_int_equal(j.nfiles, 2);
+    assert_string_equal(j.files[0].path, "in/a.txt");
+    assert_int_equal(j.files[0].len, 2);
+    assert_int_equal(j.files[1].len, 4);
+    assert_memory_equal(j.files[1].data, "a\xff\x00z", 4);
+    wrk_job_free(&j);
 }
 
 static void test_json_bytes(void **st)
@@ -110,6 +137,7 @@ int main(void)
         cmocka_unit_test(test_valid_job),
         cmocka_unit_test(test_dead_letter_cases),
         cmocka_unit_test(test_invalid_cases),
+        cmocka_unit_test(test_files_and_deadline),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_sha256),
     };
