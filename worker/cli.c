@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "wrk_internal.h"
 
 int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o)
 {
@@ -65,4 +66,39 @@ int cli_uint(const char *name, const char *arg, unsigned *out)
     }
     *out = (unsigned)v;
     return 0;
+}
+
+int cli_limit_opt(sbx_limits *l, bool is_max, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    unsigned v;
+    sbx_limits ceiling;
+    const char *flag = is_max ? "limit-max" : "limit-default";
+    if (!eq) {
+        fprintf(stderr, "codeq: --%s expects NAME=VALUE, got '%s'\n", flag, arg);
+        return -1;
+    }
+    *eq = '\0';
+    uint32_t *field = wrk_limit_field(l, arg);
+    if (!field) {
+        fprintf(stderr, "codeq: --%s: unknown limit '%s'\n", flag, arg);
+        return -1;
+    }
+    if (cli_uint(flag, eq + 1, &v) < 0) return -1;
+    sbx_limits_max(&ceiling);
+    if (is_max && v > *wrk_limit_field(&ceiling, arg)) {
+        fprintf(stderr, "codeq: --limit-max %s=%u is above the sandbox's ceiling %u\n", arg, v,
+                *wrk_limit_field(&ceiling, arg));
+        return -1;
+    }
+    *field = v;
+    return 0;
+}
+
+int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max)
+{
+    char why[256];
+    if (sbx_limits_check(defaults, max, why, sizeof why) == 0) return 0;
+    fprintf(stderr, "codeq: default job limits: %s\n", why);
+    return -1;
 }

@@ -36,6 +36,17 @@ enum {
 int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o);
 /* Reads a whole file ("-" is stdin); returns NULL with a message on stderr. */
 char *cli_read_file(const char *path, size_t *len);
+/* --limit-default / --limit-max NAME=VALUE: the operator's job limits. A maximum may only be
+ * lowered below the sandbox's own ceiling (sbx_limits_max). Prints the error; -1 on bad input. */
+int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
+/* After all flags: defaults must lie within the maxima. */
+int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
+
+#define CLI_LIMITS_HELP                                                                     \
+    "      --limit-default NAME=V  default job limit, e.g. wall_ms=10000 (repeatable)\n"   \
+    "      --limit-max NAME=V    operator maximum a job may ask for, at most the built-in\n" \
+    "                            ceiling (repeatable); names as in schemas/job.schema.json\n"
+
 /* Parses a positive integer option or prints an error. */
 int cli_uint(const char *name, const char *arg, unsigned *out);
 

@@ -15,6 +15,7 @@ static const char worker_help[] =
     "SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period,\n"
     "commit, leave the group. Exit 3 on a fatal Kafka error (restart the worker).\n\n"
     CLI_KAFKA_HELP
+    CLI_LIMITS_HELP
     "  -g, --group G             consumer group (default codeq-workers)\n"
     "      --instance-id ID      stable name of this instance, unique among live workers;\n"
     "                            the transactional.id is built from it (default: hostname)\n"
@@ -36,7 +37,8 @@ static const char worker_help[] =
     "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
     "  -h, --help                this help\n";
 
-enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE };
+enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
+       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX };
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -67,6 +69,8 @@ int cmd_worker(int argc, char **argv)
         CLI_KAFKA_LONGOPTS,
         {"group", required_argument, NULL, 'g'},
         {"instance-id", required_argument, NULL, OPT_INSTANCE},
+        {"limit-default", required_argument, NULL, OPT_LIMIT_DEFAULT},
+        {"limit-max", required_argument, NULL, OPT_LIMIT_MAX},
         {"worker-id", required_argument, NULL, 'w'},
         {"slots", required_argument, NULL, OPT_SLOTS},
         {"max-attempts", required_argument, NULL, OPT_ATTEMPTS},
@@ -95,6 +99,12 @@ int cmd_worker(int argc, char **argv)
         switch (opt) {
         case 'g': c.group = optarg; break;
         case OPT_INSTANCE: c.instance_id = optarg; break;
+        case OPT_LIMIT_DEFAULT:
+        case OPT_LIMIT_MAX:
+            if (cli_limit_opt(opt == OPT_LIMIT_MAX ? &c.max : &c.defaults, opt == OPT_LIMIT_MAX,
+                              optarg) < 0)
+                return 2;
+            break;
         case 'w': worker_id = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
@@ -125,6 +135,7 @@ int cmd_worker(int argc, char **argv)
         fputs(worker_help, stderr);
         return 2;
     }
+    if (cli_limits_consistent(&c.defaults, &c.max) < 0) return 2;
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = worker_id ? worker_id : wid;
     /* Fail at start-up, not on the first job: the validator must be usable. */

@@ -282,6 +282,25 @@ static int run(wrk_worker *w)
     return w->fatal ? 3 : 0;
 }
 
+/* librdkafka 2.0.2 asserts in the cooperative-sticky assignor when a consumer that never got
+ * an assignment is closed (#4381). A worker stopped right after it started waits (bounded)
+ * for its first assignment, discarding any record it is handed: not started, not committed,
+ * so the group's next owner runs it. If none comes, the consumer is left to the process exit;
+ * the group drops the member after session.timeout.ms. */
+static bool wait_first_assignment(wrk_worker *w)
+{
+    uint64_t deadline = wrk_now_ms() + 15000;
+    while (!w->assigned_once && wrk_now_ms() < deadline) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 100);
+        if (m) rd_kafka_message_destroy(m);
+    }
+    if (!w->assigned_once)
+        wrk_log("worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
+                "#4381), the group drops this member after its session timeout",
+                w->c->worker_id);
+    return w->assigned_once;
+}
+
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
@@ -297,7 +316,9 @@ int wrk_worker_loop(const wrk_config *c)
             c->instance_id);
     int rc = run(&w);
     if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
-    rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left to do but commit */
+    bool can_close = wait_first_assignment(&w);
+    if (can_close)
+        rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left but to commit */
     while (w.nparts) {
         wrk_part *p = w.parts[w.nparts - 1];
         wrk_slots_abandon(&w, p);
@@ -306,7 +327,7 @@ int wrk_worker_loop(const wrk_config *c)
         w.nparts--;
     }
     free(w.parts);
-    rd_kafka_destroy(w.k);
+    if (can_close) rd_kafka_destroy(w.k);
     rd_kafka_destroy(w.p);
     if (w.fatal) fprintf(stderr, "%s\n", w.why);
     return rc;

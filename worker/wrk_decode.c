@@ -62,6 +62,14 @@ static int fail(char *why, size_t whylen, const char *fmt, const char *arg)
     return -1;
 }
 
+/* The field of l named `name`, or NULL. Shared with the operator's --limit-* flags. */
+uint32_t *wrk_limit_field(sbx_limits *l, const char *name)
+{
+    for (const limit_field *f = limit_fields; f->name; f++)
+        if (!strcmp(f->name, name)) return (uint32_t *)((char *)l + f->offset);
+    return NULL;
+}
+
 static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char *why,
                          size_t whylen)
 {
@@ -71,13 +79,12 @@ static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char
     const char *key;
     json_t *v;
     json_object_foreach(lim, key, v) {
-        const limit_field *f = limit_fields;
-        while (f->name && strcmp(f->name, key) != 0) f++;
-        if (!f->name) return fail(why, whylen, "unknown limit '%s'", key);
+        uint32_t *field = wrk_limit_field(out, key);
+        if (!field) return fail(why, whylen, "unknown limit '%s'", key);
         if (!json_is_integer(v) || json_integer_value(v) < 1 ||
             json_integer_value(v) > UINT32_MAX)
             return fail(why, whylen, "limits.%s must be a positive integer", key);
-        *(uint32_t *)((char *)out + f->offset) = (uint32_t)json_integer_value(v);
+        *field = (uint32_t)json_integer_value(v);
     }
     return sbx_limits_check(out, &c->max, why, whylen);
 }

@@ -22,6 +22,9 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
 json_t *wrk_json_base64(const char *data, size_t len);
 void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The limit called `name` ("wall_ms", "memory_mb", ...) inside l, or NULL (wrk_decode.c). */
+uint32_t *wrk_limit_field(sbx_limits *l, const char *name);
+
 /* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
  * against the sandbox's rules (paths, count, size) so a bad one is answered `invalid`. */
 int wrk_files_decode(json_t *arr, wrk_job *job, char *why, size_t whylen);

@@ -159,6 +159,7 @@ void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_parti
                       void *opaque)
 {
     wrk_worker *w = opaque;
+    w->assigned_once = true;
     if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
         take_over(w, l);
     else

@@ -18,6 +18,7 @@ typedef struct {
     uint64_t last_commit;   /* monotonic ms */
     uint64_t retry_at;      /* no commit before this after an abort */
     bool fatal;
+    bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
     char why[512];
     unsigned long jobs_done, commits, aborts;
 } wrk_worker;

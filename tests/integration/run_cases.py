@@ -102,6 +102,13 @@ F.check([(a["path"], a.get("content")) for a in r.get("artifacts", [])] == [("re
 r, ev = expect("ok_hello.py", "invalid", "--input", f"../escape={csv}")
 F.check("files[0].path" in r["message"], f"bad input path: message {r['message']!r}")
 
+# Operator limits are checked when the worker starts, before it touches Kafka.
+p = run(["worker", "-b", "127.0.0.1:1", "--limit-max", "memory_mb=99999"], timeout=30)
+F.check(p.returncode == 2 and "ceiling 1024" in p.stderr, f"limit-max above ceiling: {p.returncode} {p.stderr!r}")
+p = run(["worker", "-b", "127.0.0.1:1", "--limit-max", "wall_ms=1000"], timeout=30)
+F.check(p.returncode == 2 and "wall_ms 5000 above maximum 1000" in p.stderr,
+        f"default above max: {p.returncode} {p.stderr!r}")
+
 # Human output and exit status without --json.
 p = run(["run", str(CASES / "ok_hello.py")], timeout=60)
 F.check(p.returncode == 0 and "status: ok" in p.stdout and "hello from codeq" in p.stdout,
