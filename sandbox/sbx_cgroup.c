@@ -187,12 +187,6 @@ static int sbx_cg1_account(sbx_proc *p)
     return 0;
 }
 
-static void sbx_cg1_sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* SIGKILLs whatever is still listed, until nothing is; 0 once empty. */
 static int sbx_cg1_empty(sbx_cg1 *g)
 {
@@ -208,7 +202,7 @@ static int sbx_cg1_empty(sbx_cg1 *g)
         free(pids);
         if (n == 0)
             return 0;
-        sbx_cg1_sleep_ms(5);
+        sbx_cgroup_sleep_ms(5);
     }
     return -1;
 }
@@ -222,12 +216,7 @@ static int sbx_cg1_destroy(sbx_proc *p)
     if (g->cg) {
         if (sbx_cg1_empty(g) < 0)
             rc = sbx_fail(p, 0, "cgroup %s: processes left after SIGKILL", g->name);
-        int drc = ECGOTHER;
-        for (int tries = 0; tries < 200; tries++) {
-            if ((drc = cgroup_delete_cgroup_ext(g->cg, CGFLAG_DELETE_EMPTY_ONLY)) == 0)
-                break;
-            sbx_cg1_sleep_ms(5);
-        }
+        int drc = sbx_cgroup_delete_retry(g->cg, CGFLAG_DELETE_EMPTY_ONLY);
         if (drc != 0 && rc == 0)
             rc = sbx_cg1_fail(p, "remove", g->name, drc);
         cgroup_free(&g->cg);

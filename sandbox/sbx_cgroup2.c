@@ -256,12 +256,6 @@ static int sbx_cg2_account(sbx_proc *p)
     return 0;
 }
 
-static void sbx_cg2_sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* cgroup.kill where the kernel has it; otherwise SIGKILL to each listed pid. */
 static int sbx_cg2_empty(sbx_cg2 *g)
 {
@@ -283,7 +277,7 @@ static int sbx_cg2_empty(sbx_cg2 *g)
                 kill((pid_t)pid, SIGKILL);
             s = end + (*end == '\n');
         }
-        sbx_cg2_sleep_ms(5);
+        sbx_cgroup_sleep_ms(5);
     }
     return -1;
 }
@@ -297,12 +291,7 @@ static int sbx_cg2_destroy(sbx_proc *p)
     if (g->cg) {
         if (sbx_cg2_empty(g) < 0)
             rc = sbx_fail(p, 0, "cgroup %s: processes left after kill", g->name);
-        int drc = ECGOTHER;
-        for (int tries = 0; tries < 200; tries++) {
-            if ((drc = cgroup_delete_cgroup_ext(g->cg, 0)) == 0)
-                break;
-            sbx_cg2_sleep_ms(5);
-        }
+        int drc = sbx_cgroup_delete_retry(g->cg, 0);
         if (drc != 0 && rc == 0)
             rc = sbx_fail(p, 0, "cgroup remove %s: %s", g->name, sbx_cgroup_strerror(drc));
         cgroup_free(&g->cg);

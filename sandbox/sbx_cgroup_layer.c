@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/statfs.h>
 
 enum { SBX_CG_POLL_MS = 100 };
@@ -134,4 +135,21 @@ int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_
         snprintf(why, whylen, SBX_PREFIX "cgroup remove %s: %s", name, sbx_cgroup_strerror(rc));
     cgroup_free(&cg);
     return rc == 0 ? 0 : -1;
+}
+
+void sbx_cgroup_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int sbx_cgroup_delete_retry(struct cgroup *cg, int flags)
+{
+    int rc = ECGOTHER;
+    for (int tries = 0; tries < 200; tries++) {
+        if ((rc = cgroup_delete_cgroup_ext(cg, flags)) == 0)
+            break;
+        sbx_cgroup_sleep_ms(5);
+    }
+    return rc;
 }

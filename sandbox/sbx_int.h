@@ -230,6 +230,10 @@ const char *sbx_cgroup_strerror(int rc);
 /* Self-check shared by both backends: creates and removes the described cgroup `name`,
  * freeing cg; 0, or -1 with the reason in why. */
 struct cgroup;
+void sbx_cgroup_sleep_ms(int ms);
+/* Removes a cgroup, retrying for up to a second while the kernel still counts the job's last
+ * processes in it; libcgroup's last error code, or 0. */
+int sbx_cgroup_delete_retry(struct cgroup *cg, int flags);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
 
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */

@@ -37,13 +37,12 @@ static wrk_entry *first_pending(wrk_part *p)
 
 void wrk_slots_claim(wrk_worker *w)
 {
-    static size_t rr; /* round-robin start, so no partition starves the others */
     int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
     bool progress = true;
     while (busy < w->c->slots && progress && w->nparts) {
         progress = false;
         for (size_t k = 0; k < w->nparts && busy < w->c->slots; k++) {
-            wrk_part *p = w->parts[(rr + k) % w->nparts];
+            wrk_part *p = w->parts[(w->rr + k) % w->nparts];
             wrk_entry *e = first_pending(p);
             if (!e) continue;
             e->state = WRK_E_CLAIMED;
@@ -52,7 +51,7 @@ void wrk_slots_claim(wrk_worker *w)
             busy++;
             progress = true;
         }
-        rr++;
+        w->rr++;
     }
 }
 

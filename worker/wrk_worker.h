@@ -15,6 +15,7 @@ typedef struct {
     wrk_part **parts;
     size_t nparts, capparts;
     int running;            /* RUNNING entries (sandboxes alive or just finished) */
+    size_t rr;              /* where claiming starts next, so no partition starves the rest */
     uint64_t last_commit;   /* monotonic ms */
     uint64_t retry_at;      /* no commit before this after an abort */
     bool fatal;
