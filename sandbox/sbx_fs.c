@@ -5,7 +5,9 @@
  *   /usr            the host's, through a read-only overlay of the job's own (nosuid, nodev:
  *                   own inodes, so file locks are no channel between jobs); /bin /lib /lib64
  *                   /sbin are the merged-usr symlinks into it, as on Debian 12
- *   /etc            passwd and group naming the job's user, nothing of the host's
+ *   /etc            passwd and group naming the job's user, and /etc/alternatives (Debian's
+ *                   symlinks into /usr that shared libraries such as libblas.so.3 resolve
+ *                   through) as a read-only overlay; nothing else of the host's
  *   /work /tmp /dev/shm  one size-capped tmpfs (tmpfs_mb; noexec, nosuid, nodev) bound three
  *                   times, so one cap covers them all and nothing is shared with the host or
  *                   another job; /work is the job's cwd and HOME, owned by its uid
@@ -81,7 +83,8 @@ static int sbx_fs_write(sbx_proc *p, const char *path, const char *data, mode_t 
 
 static int sbx_fs_skeleton(sbx_proc *p)
 {
-    static const char *const dirs[] = {"usr", "dev", "proc", "work", "tmp", "etc", ".sbx"};
+    static const char *const dirs[] = {"usr", "dev", "proc", "work", "tmp", "etc",
+                                       "etc/alternatives", ".sbx"};
     static const char *const links[][2] = {
         {"usr/bin", "bin"}, {"usr/lib", "lib"}, {"usr/lib64", "lib64"}, {"usr/sbin", "sbin"}};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
@@ -103,10 +106,13 @@ static int sbx_fs_usr(sbx_proc *p)
      * shares the host's inodes, so flock() on /usr/bin/python3 would be a channel between
      * jobs. The overlay's inodes are this job's. Two layers (the second one empty) because
      * an overlay without an upper layer needs two. */
-    if (sbx_fs_mkdir(p, ".sbx/empty", 0755, 0, 0) < 0)
+    if (sbx_fs_mkdir(p, ".sbx/empty", 0755, 0, 0) < 0 ||
+        sbx_fs_mount(p, "overlay", "usr", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                     "lowerdir=/usr:.sbx/empty") < 0)
         return -1;
-    return sbx_fs_mount(p, "overlay", "usr", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                        "lowerdir=/usr:.sbx/empty");
+    /* The same for the alternatives' symlinks: without them numpy cannot find libblas. */
+    return sbx_fs_mount(p, "overlay", "etc/alternatives", "overlay",
+                        MS_RDONLY | MS_NOSUID | MS_NODEV, "lowerdir=/etc/alternatives:.sbx/empty");
 }
 
 /* One tmpfs for /work, /tmp and /dev/shm, so tmpfs_mb caps them together. */

@@ -6,6 +6,7 @@ pkgs=(
   build-essential cmake pkg-config
   librdkafka-dev libjansson-dev libseccomp-dev libcgroup-dev libcmocka-dev
   libpython3-dev python3 python3-jsonschema libssl-dev
+  python3-numpy                 # the abuse suite's numpy regression guard runs for real
   kcat openjdk-17-jdk-headless maven iproute2 procps
 )
 missing=()

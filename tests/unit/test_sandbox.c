@@ -48,8 +48,6 @@ static sbx_job job_of(const char *code, const char *in)
         j.stdin_len = strlen(in);
     }
     sbx_limits_default(&j.limits);
-    if (getenv("CODEQ_TEST_MEMORY_MB")) /* valgrind's own footprint, in the init, needs more */
-        j.limits.memory_mb = (uint32_t)atoi(getenv("CODEQ_TEST_MEMORY_MB"));
     return j;
 }
 
@@ -794,22 +792,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fd_count_stable),
         cmocka_unit_test(test_internal_errors),
     };
-    /* CODEQ_TEST_SKIP="a,b". Under valgrind the init is instrumented too: it does not fit in
-     * 50 MB (raise CODEQ_TEST_MEMORY_MB, skip test_memory_bomb), it leaks valgrind's own
-     * descriptor into the job (skip test_proc_hostname_fds), and `ulimit -Sn 64` is needed
-     * because valgrind refuses any other RLIMIT_NOFILE hard limit. */
-    struct CMUnitTest run[sizeof tests / sizeof tests[0]];
-    size_t n = 0;
-    const char *skip = getenv("CODEQ_TEST_SKIP");
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        char key[80];
-        snprintf(key, sizeof key, ",%s,", tests[i].name);
-        char list[512];
-        snprintf(list, sizeof list, ",%s,", skip ? skip : "");
-        if (!strstr(list, key))
-            run[n++] = tests[i];
-    }
-    int failed = _cmocka_run_group_tests("test_sandbox", run, n, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("test_sandbox", tests, NULL, NULL);
     rmdir(g_root); /* empty unless a test failed: then it is kept for a look */
     return failed;
 }

@@ -150,18 +150,20 @@ static void test_fs_view(void **state)
            "        print(p, e.strerror)\n"
            "open('/tmp/t', 'w').write('t'); open('/dev/shm/s', 'w').write('s')\n"
            "print(sorted((l.split()[4], l.split()[5].split(',')[0]) for l in"
-           " open('/proc/self/mountinfo') if l.split()[4] in ('/', '/usr', '/dev', '/proc', '/work')))\n"
+           " open('/proc/self/mountinfo') if l.split()[4] in ('/', '/usr', '/dev', '/proc', '/work',"
+           " '/etc/alternatives')))\n"
            "print(os.getcwd(), os.environ['HOME'], oct(os.stat('/work').st_mode & 0o777),"
            " os.stat('/work').st_uid == os.getuid(), os.listdir('/tmp'))\n"
            "print(open('/etc/passwd').read().split(':')[0], len(open('/dev/urandom', 'rb').read(9)))\n",
            "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr', 'work']\n"
-           "['group', 'hostname', 'passwd'] ['fd', 'full', 'null', 'random', 'shm', 'stderr', "
+           "['alternatives', 'group', 'hostname', 'passwd'] ['fd', 'full', 'null', 'random', 'shm', 'stderr', "
            "'stdin', 'stdout', 'urandom', 'zero']\n"
            "[False, False, False, False, False, False, False, False]\n"
            "/x Read-only file system\n/etc/x Read-only file system\n/usr/x Read-only file system\n"
            "/lib/x Read-only file system\n/dev/x Read-only file system\n"
            "/proc/x No such file or directory\n"
-           "[('/', 'ro'), ('/dev', 'ro'), ('/proc', 'ro'), ('/usr', 'ro'), ('/work', 'rw')]\n"
+           "[('/', 'ro'), ('/dev', 'ro'), ('/etc/alternatives', 'ro'), ('/proc', 'ro'), ('/usr', 'ro'),"
+           " ('/work', 'rw')]\n"
            "/work /work 0o700 True ['t']\nroot 9\n");
 }
 
