@@ -1,12 +1,14 @@
 /* isolation_bench: per-job time of zygote mode vs exec mode vs the seed's approach (issue 5).
  *
- * Same jobs for each: a trivial one (`pass`) and a heavier import (numpy is not installed on
- * this host, so `import decimal, json, re, statistics, datetime, collections` stands in).
- * Zygote and exec mode are measured in-process through sbx_run (the worker's path minus the
- * validator), one job at a time, start to result; the zygote is warmed by one job first (its
- * spawn is a once-per-worker cost). The seed's approach, subprocess.run([python3, -c, code]),
- * is measured from /usr/bin/python3 itself, as the seed ran it. A diagnostic row runs zygote
- * mode under the no-cgroup profile to show what the per-job cgroup costs.
+ * Same jobs for each: a trivial one (`pass`) and one that imports numpy. Zygote and exec mode
+ * are measured in-process through sbx_run (the worker's path minus the static validator), one
+ * job at a time, start to result; the zygote is warmed by one job first (its spawn is a
+ * once-per-worker cost). The seed's approach, subprocess.run([python3, -c, code]), is measured
+ * from /usr/bin/python3 itself, as the seed ran it, with no confinement at all.
+ * Rows: the bare sandbox in each mode ("exec", "zygote": numpy preloaded, as codeq's zygote
+ * does for every installed module the policy allows); the same with the runtime guard of the
+ * "data" policy as the job's prelude, which is what a codeq worker runs by default ("+guard");
+ * and two diagnostics: the zygote without preload, and under the no-cgroup profile.
  * Prints a table (median, p95, ratios to the seed and to exec mode) and writes JSON.
  *
  *   build/isolation_bench [-n 100] [-o bench/results/isolation.json]
@@ -18,16 +20,18 @@
 #include <unistd.h>
 
 #include "sandbox.h"
-
-#define HEAVY_MODULES "decimal,json,re,statistics,datetime,collections"
+#include "validator.h"
 
 static const struct {
     const char *name, *code;
 } jobs[] = {
     {"trivial", "pass\n"},
-    {"heavy-import", "import decimal, json, re, statistics, datetime, collections\n"},
+    {"numpy", "import numpy\n"},
 };
 enum { NJOBS = 2 };
+
+static const char *g_prelude; /* the guard rows' prelude, NULL for the bare sandbox */
+static size_t g_prelude_len;
 
 typedef struct {
     const char *mode;
@@ -56,7 +60,8 @@ static void stats(double *t, int n, double *med, double *p95)
 
 static int one(const sbx_config *c, const char *code, double *ms)
 {
-    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench"};
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench",
+                 .prelude = g_prelude, .prelude_len = g_prelude_len};
     sbx_limits_default(&j.limits);
     sbx_result r;
     double t0 = now_ms();
@@ -102,7 +107,7 @@ static int bench_seed(row *rw, int n)
                  "    t = time.perf_counter()\n"
                  "    subprocess.run([\"/usr/bin/python3\", \"-c\", code], timeout=10, check=True)\n"
                  "    print((time.perf_counter() - t) * 1000) if i else None\n'",
-                 k == 0 ? "\"pass\"" : "\"import decimal, json, re, statistics, datetime, collections\"",
+                 k == 0 ? "\"pass\"" : "\"import numpy\"",
                  n);
         FILE *f = popen(cmd, "r");
         if (!f)
@@ -138,8 +143,10 @@ static void report(const row *rows, int nrows, int n, const char *out)
         perror(out);
         return;
     }
-    fprintf(f, "{\n  \"jobs_per_cell\": %d,\n  \"note\": \"numpy not installed: heavy-import is "
-               "the stdlib stand-in\",\n  \"rows\": [\n", n);
+    double load[3] = {0};
+    getloadavg(load, 3);
+    fprintf(f, "{\n  \"jobs_per_cell\": %d,\n  \"loadavg_1m_at_end\": %.2f,\n  \"rows\": [\n", n,
+            load[0]);
     for (int r = 0; r < nrows; r++)
         for (int k = 0; k < NJOBS; k++)
             fprintf(f,
@@ -165,22 +172,43 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    row rows[5] = {{.mode = "seed subprocess.run"}, {.mode = "exec"}, {.mode = "zygote"},
-                   {.mode = "zygote+preload"}, {.mode = "zygote+preload no-cg"}};
+    enum { NROWS = 7 };
+    row rows[NROWS] = {{.mode = "seed subprocess.run"}, {.mode = "exec"}, {.mode = "zygote"},
+                       {.mode = "exec+guard"}, {.mode = "zygote+guard"},
+                       {.mode = "zygote no-preload"}, {.mode = "zygote no-cgroup"}};
+    char err[256];
+    val_policy *data = val_policy_load("data", err, sizeof err);
+    if (!data) {
+        fprintf(stderr, "isolation_bench: %s\n", err);
+        return 1;
+    }
     sbx_config c;
     sbx_config_default(&c);
     if (bench_seed(&rows[0], n) < 0 || bench_sandbox(&rows[1], &c, n) < 0)
         return 1;
     c.isolation = "zygote";
+    c.zygote_preload = "numpy";
     if (bench_sandbox(&rows[2], &c, n) < 0)
         return 1;
-    c.zygote_preload = HEAVY_MODULES;
+    g_prelude = val_policy_guard(data, &g_prelude_len);
+    c.isolation = "exec";
     if (bench_sandbox(&rows[3], &c, n) < 0)
         return 1;
-    c.profile = "no-cgroup"; /* diagnostic only: what the per-job cgroup costs */
+    c.isolation = "zygote";
+    c.zygote_prelude = g_prelude; /* as the worker sets it (worker/wrk_config.c) */
     if (bench_sandbox(&rows[4], &c, n) < 0)
         return 1;
+    g_prelude = NULL;
+    c.zygote_prelude = NULL;
+    c.zygote_preload = NULL; /* diagnostic: numpy imported by each job */
+    if (bench_sandbox(&rows[5], &c, n) < 0)
+        return 1;
+    c.zygote_preload = "numpy";
+    c.profile = "no-cgroup"; /* diagnostic only: what the per-job cgroup costs */
+    if (bench_sandbox(&rows[6], &c, n) < 0)
+        return 1;
     sbx_zygote_shutdown();
-    report(rows, 5, n, out);
+    report(rows, NROWS, n, out);
+    val_policy_free(data);
     return 0;
 }

@@ -129,12 +129,18 @@ typedef struct {
     const char *cgroup_parent; /* job cgroups are <parent>/job-<pid>-<n>; default "codeq" */
     unsigned uid_base, uid_count; /* jobs run as uid (and gid) uid_base + slot, slot <
                                      uid_count, so concurrent jobs differ; default 61000, 1000 */
-    /* "exec" (default): a fresh interpreter is exec'd per job. "zygote" (experimental, see
-     * docs/zygote.md): the job is forked from a pre-initialized interpreter process with the
-     * same layers, and execve/execveat denied. */
+    /* "exec" (this library's default): a fresh interpreter is exec'd per job. "zygote" (codeq's
+     * default, docs/zygote.md): the job is forked from a pre-initialized interpreter process
+     * with the same layers, and execve/execveat denied. */
     const char *isolation;
     const char *zygote_path;    /* the codeq-zygote binary; default beside /proc/self/exe */
-    const char *zygote_preload; /* comma-separated modules the zygote imports once; NULL: none */
+    /* Comma-separated modules the zygote imports once ("?name": only if installed); NULL:
+     * none. */
+    const char *zygote_preload;
+    /* The prelude every job of this worker carries (the policy's runtime guard): the zygote
+     * compiles it once, and a job whose prelude is byte-identical runs that code object
+     * instead of compiling its own copy (~4 ms). NULL: none. Must outlive the config. */
+    const char *zygote_prelude;
     unsigned zygote_max_jobs;   /* restart a zygote after this many jobs; default 1000 */
     unsigned zygote_max_age_s;  /* ... or after this many seconds; default 600 */
 } sbx_config;
@@ -155,6 +161,13 @@ extern const char *const sbx_profiles[];
  * e.g. "codeq: sandbox: cgroup create codeq/selfcheck: Permission denied" in why. The worker
  * refuses to start on -1: jobs would all end internal_error. */
 int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen);
+
+/* Removes the job cgroups under c->cgroup_parent that were left behind: empty, and made by a
+ * process that no longer exists (a worker or zygote supervisor killed before it could remove
+ * its job's cgroup, or a removal that timed out while a large job was still exiting). Returns
+ * how many were removed, or -1 without a cgroup backend. Each worker's --cgroup-parent must be
+ * its own within one pid namespace (docs/security-model.md). */
+int sbx_cgroup_sweep(const sbx_config *c);
 
 typedef struct sbx_proc sbx_proc;
 

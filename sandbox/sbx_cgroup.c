@@ -3,8 +3,16 @@
  * Through libcgroup: the job's cgroup <parent>/job-<worker pid>-<n> is created in the four
  * hierarchies with its limits in one cgroup_create_cgroup() (values are written in the
  * order added: memory.limit_in_bytes before memory.memsw.limit_in_bytes, which must not be
- * below it), the init attached with cgroup_attach_task_pid(), figures read with
- * cgroup_read_value_*(), and the cgroup removed with cgroup_delete_cgroup_ext().
+ * below it), figures read with cgroup_read_value_*(), and the cgroup removed with
+ * cgroup_delete_cgroup_ext().
+ * The init joins the cgroup itself, by writing "0" to each hierarchy's `tasks` file through a
+ * descriptor the parent opened (sbx_cg1_join), rather than the parent writing its pid to
+ * cgroup.procs as cgroup_attach_task_pid() does: a pid, or a whole thread group, makes the
+ * kernel take cgroup_threadgroup_rwsem for writing, and that waits for an RCU grace period —
+ * measured 6-15 ms per job, the largest single cost of a trivial job. A single thread moving
+ * itself skips that lock (kernel/cgroup/cgroup.c, cgroup_procs_write_start: "If we migrate a
+ * single thread ... we can skip the global lock"). The init is one thread (clone without
+ * CLONE_THREAD), so moving the thread moves the process; its children are born inside.
  *   memory   limit_in_bytes = memsw.limit_in_bytes = memory_mb: no swap beyond the limit;
  *            where memsw is absent (swapaccount=0) swappiness 0 instead. Peak:
  *            max_usage_in_bytes; OOM kills: the oom_kill line of memory.oom_control.
@@ -33,19 +41,54 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The hierarchies a job's cgroup lives in (cpu and cpuacct may be one, co-mounted). */
+enum { SBX_CG1_NCTL = 4 };
+static const char *const sbx_cg1_ctl[SBX_CG1_NCTL] = {"memory", "pids", "cpu", "cpuacct"};
+
 typedef struct {
     struct cgroup *cg;
     char name[192];
-    int usage_fd; /* cpuacct.usage */
+    int usage_fd;                   /* cpuacct.usage */
+    int join_fd[SBX_CG1_NCTL];      /* <hierarchy>/<name>/tasks, for the init to join; or -1 */
 } sbx_cg1;
 
 static atomic_uint sbx_cg1_seq;
 static pthread_once_t sbx_cg1_once = PTHREAD_ONCE_INIT;
 static char sbx_cg1_parent[128];
 static int sbx_cg1_parent_rc;
+static char *sbx_cg1_mount[SBX_CG1_NCTL]; /* mount point per controller; NULL if a repeat */
+
+/* Mount points once per process; a hierarchy co-mounted with an earlier one is left NULL, so
+ * the init joins it once. */
+static int sbx_cg1_mounts(void)
+{
+    for (int i = 0; i < SBX_CG1_NCTL; i++) {
+        int rc = cgroup_get_subsys_mount_point(sbx_cg1_ctl[i], &sbx_cg1_mount[i]);
+        if (rc != 0 || !sbx_cg1_mount[i])
+            return rc ? rc : ECGFAIL;
+        for (int j = 0; j < i; j++)
+            if (sbx_cg1_mount[j] && strcmp(sbx_cg1_mount[j], sbx_cg1_mount[i]) == 0) {
+                free(sbx_cg1_mount[i]);
+                sbx_cg1_mount[i] = NULL;
+                break;
+            }
+    }
+    return 0;
+}
+
+static pthread_once_t sbx_cg1_mounts_done = PTHREAD_ONCE_INIT;
+static int sbx_cg1_mounts_rc;
+static void sbx_cg1_mounts_run(void) { sbx_cg1_mounts_rc = sbx_cg1_mounts(); }
+static int sbx_cg1_mounts_once(void)
+{
+    pthread_once(&sbx_cg1_mounts_done, sbx_cg1_mounts_run);
+    return sbx_cg1_mounts_rc;
+}
 
 static void sbx_cg1_parent_setup(void)
 {
+    if ((sbx_cg1_parent_rc = sbx_cg1_mounts_once()) != 0)
+        return;
     struct cgroup *cg = cgroup_new_cgroup(sbx_cg1_parent);
     struct cgroup_controller *cpu = cg ? cgroup_add_controller(cg, "cpu") : NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -112,12 +155,27 @@ static int sbx_cg1_open_usage(sbx_proc *p, sbx_cg1 *g)
     return 0;
 }
 
+static int sbx_cg1_open_join(sbx_proc *p, sbx_cg1 *g)
+{
+    char path[PATH_MAX];
+    for (int i = 0; i < SBX_CG1_NCTL; i++) {
+        if (!sbx_cg1_mount[i])
+            continue;
+        snprintf(path, sizeof path, "%s/%s/tasks", sbx_cg1_mount[i], g->name);
+        if ((g->join_fd[i] = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+            return sbx_fail(p, errno, "cgroup open %s", path);
+    }
+    return 0;
+}
+
 static int sbx_cg1_create(sbx_proc *p)
 {
     sbx_cg1 *g = calloc(1, sizeof *g);
     if (!g)
         return sbx_fail(p, ENOMEM, "cgroup");
     g->usage_fd = -1;
+    for (int i = 0; i < SBX_CG1_NCTL; i++)
+        g->join_fd[i] = -1;
     p->cg = g;
     if (!sbx_cg1_parent[0])
         snprintf(sbx_cg1_parent, sizeof sbx_cg1_parent, "%s", p->cgroup_parent);
@@ -132,15 +190,38 @@ static int sbx_cg1_create(sbx_proc *p)
     int rc = cgroup_create_cgroup(g->cg, 0);
     if (rc != 0)
         return sbx_cg1_fail(p, "create", g->name, rc);
-    return sbx_cg1_open_usage(p, g);
+    return sbx_cg1_open_usage(p, g) < 0 ? -1 : sbx_cg1_open_join(p, g);
+}
+
+/* In the init, before anything else: see the top of this file. */
+static int sbx_cg1_join(sbx_proc *p)
+{
+    sbx_cg1 *g = p->cg;
+    for (int i = 0; i < SBX_CG1_NCTL; i++) {
+        if (g->join_fd[i] < 0)
+            continue;
+        if (write(g->join_fd[i], "0", 1) != 1)
+            return sbx_child_fail(p, errno, "cgroup join ", g->name, " (", sbx_cg1_ctl[i], ")",
+                                  NULL);
+        close(g->join_fd[i]);
+        g->join_fd[i] = -1;
+    }
+    return 0;
+}
+
+/* The parent's part: the init has its own copies of the join descriptors. */
+static void sbx_cg1_close_join(sbx_cg1 *g)
+{
+    for (int i = 0; i < SBX_CG1_NCTL; i++)
+        if (g->join_fd[i] >= 0) {
+            close(g->join_fd[i]);
+            g->join_fd[i] = -1;
+        }
 }
 
 static int sbx_cg1_attach(sbx_proc *p)
 {
-    sbx_cg1 *g = p->cg;
-    int rc = cgroup_attach_task_pid(g->cg, p->pid);
-    if (rc != 0)
-        return sbx_cg1_fail(p, "attach init to", g->name, rc);
+    sbx_cg1_close_join(p->cg);
     return 0;
 }
 
@@ -213,6 +294,7 @@ static int sbx_cg1_destroy(sbx_proc *p)
     int rc = 0;
     if (g->usage_fd >= 0)
         close(g->usage_fd);
+    sbx_cg1_close_join(g);
     if (g->cg) {
         if (sbx_cg1_empty(g) < 0)
             rc = sbx_fail(p, 0, "cgroup %s: processes left after SIGKILL", g->name);
@@ -236,12 +318,23 @@ static int sbx_cg1_probe(const char *parent, char *why, size_t whylen)
     return sbx_cgroup_probe_cycle(cg, name, why, whylen);
 }
 
+static int sbx_cg1_sweep(const char *parent)
+{
+    char dir[PATH_MAX];
+    if (sbx_cg1_mounts_once() != 0)
+        return -1;
+    snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[0], parent); /* memory: every job has it */
+    return sbx_cgroup_sweep_dir(dir, parent);
+}
+
 const sbx_cgroup_ops sbx_cgroup_v1 = {
     .name = "cgroup-v1",
     .create = sbx_cg1_create,
+    .join = sbx_cg1_join,
     .attach = sbx_cg1_attach,
     .cpu_ns = sbx_cg1_cpu_ns,
     .account = sbx_cg1_account,
     .destroy = sbx_cg1_destroy,
     .probe = sbx_cg1_probe,
+    .sweep = sbx_cg1_sweep,
 };

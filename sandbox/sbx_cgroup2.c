@@ -313,6 +313,15 @@ static int sbx_cg2_probe(const char *parent, char *why, size_t whylen)
     return sbx_cgroup_probe_cycle(cg, name, why, whylen);
 }
 
+static int sbx_cg2_sweep(const char *parent)
+{
+    char why[256], dir[1400];
+    if (sbx_cg2_ready(parent, why, sizeof why) < 0)
+        return -1;
+    snprintf(dir, sizeof dir, SBX_CG2_MOUNT "/%s", sbx_cg2_own);
+    return sbx_cgroup_sweep_dir(dir, sbx_cg2_own);
+}
+
 const sbx_cgroup_ops sbx_cgroup_v2 = {
     .name = "cgroup-v2",
     .create = sbx_cg2_create,
@@ -321,4 +330,5 @@ const sbx_cgroup_ops sbx_cgroup_v2 = {
     .account = sbx_cg2_account,
     .destroy = sbx_cg2_destroy,
     .probe = sbx_cg2_probe,
+    .sweep = sbx_cg2_sweep,
 };

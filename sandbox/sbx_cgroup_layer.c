@@ -5,17 +5,20 @@
  * each is a backend with one interface (sbx_int.h: sbx_cgroup_ops) in its own file, like
  * nsjail's cgroup.cc / cgroup2.cc. A host whose /sys/fs/cgroup is cgroup2 gets v2; one with
  * a v1 memory hierarchy gets v1 (a hybrid host's empty unified mount is not used).
- * The job's cgroup is made before the clone, the init is attached before it is let go (so
- * nothing of the job ever runs outside it), its figures are read once the init is reaped,
+ * The job's cgroup is made before the clone, the init is in it before it is let go (so
+ * nothing of the job ever runs outside it): v1's init joins by itself (see sbx_cgroup.c for
+ * why), v2's is attached by the parent, its figures are read once the init is reaped,
  * and it is emptied and removed at collect. While the job runs, the parent polls its CPU
  * time every SBX_CG_POLL_MS: RLIMIT_CPU is per process, the cgroup's total is the job's.
  */
 #include "sbx_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libcgroup.h>
 #include <linux/magic.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -79,6 +82,11 @@ static int sbx_cgroup_prepare(sbx_proc *p)
     if (!p->cg_ops)
         return sbx_fail(p, 0, "%s", why);
     return p->cg_ops->create(p);
+}
+
+int sbx_cgroup_join(sbx_proc *p)
+{
+    return p->cg && p->cg_ops->join ? p->cg_ops->join(p) : 0;
 }
 
 static int sbx_cgroup_from_parent(sbx_proc *p)
@@ -152,4 +160,42 @@ int sbx_cgroup_delete_retry(struct cgroup *cg, int flags)
         sbx_cgroup_sleep_ms(5);
     }
     return rc;
+}
+
+/* Only empty cgroups are removed (CGFLAG_DELETE_EMPTY_ONLY), and only those whose creator
+ * (the pid in job-<pid>-<n>) no longer exists: a job's creator removes its cgroup itself
+ * unless it was killed first, and the job's init dies with it (PR_SET_PDEATHSIG), so an
+ * orphan empties by itself. Nothing is killed here: in a misconfiguration where workers in
+ * different pid namespaces share one parent, the pid test cannot tell theirs apart. */
+int sbx_cgroup_sweep_dir(const char *dir, const char *rel)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid;
+        unsigned n;
+        char extra;
+        if (sscanf(e->d_name, "job-%d-%u%c", &pid, &n, &extra) != 2 || pid <= 0 ||
+            kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char name[1400];
+        snprintf(name, sizeof name, "%s/%s", rel, e->d_name);
+        struct cgroup *cg = cgroup_new_cgroup(name);
+        if (cg && cgroup_get_cgroup(cg) == 0 &&
+            cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY) == 0)
+            removed++;
+        cgroup_free(&cg);
+    }
+    closedir(d);
+    return removed;
+}
+
+int sbx_cgroup_sweep(const sbx_config *c)
+{
+    char why[200];
+    const sbx_cgroup_ops *ops = sbx_cgroup_backend(why, sizeof why);
+    return ops ? ops->sweep(c->cgroup_parent) : -1;
 }

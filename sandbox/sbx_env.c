@@ -10,24 +10,21 @@
 
 #include <stdio.h>
 
+/* The job's whole environment, in both isolation modes (the zygote is spawned with it, so a
+ * job forked from it sees the same os.environ as an exec'd one). A job has one CPU's quota
+ * (sbx_cgroup*.c): numerical libraries are told so, rather than starting a thread per host
+ * CPU — which would also make a zygote that preloads numpy multi-threaded before it forks. */
+char *const sbx_job_envp[] = {"PATH=/usr/bin:/bin", "HOME=/work" /* sbx_fs.c */, "LANG=C.UTF-8",
+                              "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1",
+                              "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+                              "MKL_NUM_THREADS=1", NULL};
+
 static int sbx_env_prepare(sbx_proc *p)
 {
-    static char path[] = "PATH=/usr/bin:/bin";
-    static char lang[] = "LANG=C.UTF-8";
-    static char ioenc[] = "PYTHONIOENCODING=utf-8";
-    static char nopyc[] = "PYTHONDONTWRITEBYTECODE=1";
     static char opt_isolate[] = "-I", opt_nopyc[] = "-B", script[] = "main.py";
     static char prelude[] = SBX_PRELUDE_NAME;
 
-    snprintf(p->env_home, sizeof p->env_home, "HOME=/work"); /* sbx_fs.c */
-    char **e = p->envp;
-    *e++ = path;
-    *e++ = p->env_home;
-    *e++ = lang;
-    *e++ = ioenc;
-    *e++ = nopyc;
-    *e = NULL;
-
+    p->envp = sbx_job_envp;
     p->argv[0] = p->python;
     p->argv[1] = opt_isolate;
     p->argv[2] = opt_nopyc;

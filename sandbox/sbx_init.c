@@ -117,7 +117,7 @@ static int sbx_init_job_main(void *arg)
         sbx_child_fail(p, errno, "close_range(CLOSE_RANGE_CLOEXEC)", NULL);
         _exit(SBX_MAIN_FAILED);
     }
-    execve(p->python, p->argv, p->envp);
+    execve(p->python, p->argv, (char *const *)p->envp);
     sbx_child_fail(p, errno, "execve(", p->python, ")", NULL);
     _exit(SBX_EXEC_FAILED);
 }
@@ -213,7 +213,8 @@ int sbx_init_main(void *arg)
 {
     sbx_proc *p = arg;
     int sigfd = -1;
-    if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_init_fds(p) < 0 ||
+    if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_cgroup_join(p) < 0 ||
+        sbx_init_fds(p) < 0 ||
         sbx_init_wait_go(p) < 0 || (sigfd = sbx_init_sigchld(p)) < 0 ||
         sbx_layers_enter_init(p) < 0)
         _exit(SBX_INIT_FAILED);

@@ -3,7 +3,7 @@
  * Every confinement concern is a "layer" in its own file with the same hooks (nsjail's
  * initNsFromParent / initNs split, plus the two ends around them):
  *   prepare      parent, before clone: create what the child will need (dirs, pipes, argv)
- *   from_parent  parent, after clone, before the init is let go (cgroup attach will go here)
+ *   from_parent  parent, after clone, before the init is let go (cgroup attach)
  *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process
  *   enter_main   the job's main process, just before execve (seccomp is last here)
  *   leave_init   the init, once every other process of the job is dead (artifacts out)
@@ -127,8 +127,7 @@ struct sbx_proc {
 
     /* sbx_env.c: argv and envp for execve, built in the parent */
     char *argv[5];
-    char *envp[8];
-    char env_home[PATH_MAX + 8];
+    char *const *envp;       /* sbx_job_envp */
 
     /* sbx_scrub.c: where the worker's argv and environ strings are, in the init too */
     unsigned long scrub_at;
@@ -215,11 +214,14 @@ extern const sbx_layer sbx_layer_workdir, sbx_layer_capture, sbx_layer_env, sbx_
 struct sbx_cgroup_ops {
     const char *name;          /* "cgroup-v1", "cgroup-v2" */
     int (*create)(sbx_proc *p);      /* make the job's cgroup with its limits */
-    int (*attach)(sbx_proc *p);      /* move the init in, before it is let go */
+    int (*join)(sbx_proc *p);        /* init side, first thing: move itself in (or NULL) */
+    int (*attach)(sbx_proc *p);      /* parent side, before the init is let go: move it in,
+                                      * or (v1) just drop the parent's copy of what join used */
     int (*cpu_ns)(sbx_proc *p, uint64_t *ns); /* CPU so far, cheap: polled while running */
     int (*account)(sbx_proc *p);     /* peak memory, CPU, OOM kills into p->cg_* */
     int (*destroy)(sbx_proc *p);     /* kill what is left, remove the cgroup */
     int (*probe)(const char *parent, char *why, size_t whylen); /* self-check */
+    int (*sweep)(const char *parent); /* sbx_cgroup_sweep() for this backend */
 };
 
 extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
@@ -234,10 +236,19 @@ void sbx_cgroup_sleep_ms(int ms);
 /* Removes a cgroup, retrying for up to a second while the kernel still counts the job's last
  * processes in it; libcgroup's last error code, or 0. */
 int sbx_cgroup_delete_retry(struct cgroup *cg, int flags);
+/* Removes the empty job-<pid>-<n> cgroups in `dir` (libcgroup name `rel`) whose creating
+ * process is gone; how many, or -1 if dir cannot be read. */
+int sbx_cgroup_sweep_dir(const char *dir, const char *rel);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
 
+/* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins
+ * the job's cgroup where the backend lets the init do that itself. 0, or -1 reported. */
+int sbx_cgroup_join(sbx_proc *p);
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
 bool sbx_cgroup_cpu_over(sbx_proc *p);
+
+/* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
+extern char *const sbx_job_envp[];
 
 /* sbx_profile.c: which layers a profile turns on; -1 for an unknown name. */
 int sbx_profile_apply(sbx_proc *p, const char *name);

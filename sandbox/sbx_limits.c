@@ -98,7 +98,7 @@ void sbx_config_default(sbx_config *c)
     c->cgroup_parent = "codeq";
     c->uid_base = 61000;
     c->uid_count = 1000;
-    c->isolation = "exec";
+    c->isolation = "exec"; /* the library's default; codeq's own is zygote (wrk_config.c) */
     c->zygote_path = NULL;
     c->zygote_preload = NULL;
     c->zygote_max_jobs = 1000;

@@ -37,7 +37,7 @@ static const sbx_layer *const sbx_layers[] = {
     &sbx_layer_env,     /* argv, environment from scratch */
     &sbx_layer_scrub,   /* the init hides the worker's argv and environment */
     &sbx_layer_user,    /* a uid of the job's own; caps, no_new_privs (enter_main) */
-    &sbx_layer_cgroup,  /* memory, pids, cpu: created, the init attached before it goes */
+    &sbx_layer_cgroup,  /* memory, pids, cpu: created, the init in it before it goes */
     &sbx_layer_pid,     /* our init is pid 1 */
     &sbx_layer_mnt,     /* private propagation */
     &sbx_layer_fs,      /* minimal root, tmpfs /work, /dev, /proc; pivot_root; artifacts */

@@ -75,11 +75,12 @@ static void sbx_zy_retire(struct sbx_zy *z, bool graceful)
 
 static void sbx_zy_key(const sbx_config *c, char *key, size_t n)
 {
-    snprintf(key, n, "%s|%s|%s|%s|%s|%u|%u|%u|%u|%s", c->zygote_path ? c->zygote_path : "",
+    /* The prelude by address: it is the policy's, loaded once and kept for the process. */
+    snprintf(key, n, "%s|%s|%s|%s|%s|%u|%u|%u|%u|%s|%p", c->zygote_path ? c->zygote_path : "",
              c->python ? c->python : "", c->work_root ? c->work_root : "",
              c->profile ? c->profile : "", c->cgroup_parent ? c->cgroup_parent : "", c->uid_base,
              c->uid_count, c->zygote_max_jobs, c->zygote_max_age_s,
-             c->zygote_preload ? c->zygote_preload : "");
+             c->zygote_preload ? c->zygote_preload : "", (const void *)c->zygote_prelude);
 }
 
 /* The binary: the configured path, else codeq-zygote beside the running executable, else the
@@ -121,14 +122,15 @@ static int sbx_zy_exec(sbx_proc *p, const sbx_config *c, int theirs, pid_t *pid)
     char *argv[] = {path, "--python", (char *)c->python, "--work-root", (char *)c->work_root,
                     "--profile", (char *)c->profile, "--cgroup-parent", (char *)c->cgroup_parent,
                     "--uid-base", ub, "--uid-count", uc, "--parent", ppid,
-                    "--preload", (char *)(c->zygote_preload ? c->zygote_preload : ""), NULL};
+                    "--preload", (char *)(c->zygote_preload ? c->zygote_preload : ""),
+                    "--prelude", (char *)(c->zygote_prelude ? c->zygote_prelude : ""), NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, theirs, SBX_ZY_FD);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&fa, SBX_ZY_FD + 1);
-    int rc = posix_spawn(pid, path, &fa, NULL, argv, (char **)sbx_zygote_envp);
+    int rc = posix_spawn(pid, path, &fa, NULL, argv, (char **)sbx_job_envp);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return sbx_fail(p, rc, "posix_spawn(%s)", path);
@@ -260,6 +262,7 @@ static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     sbx_config_default(&full);
     full.zygote_path = c->zygote_path;
     full.zygote_preload = c->zygote_preload;
+    full.zygote_prelude = c->zygote_prelude;
     full.zygote_max_jobs = c->zygote_max_jobs;
     full.zygote_max_age_s = c->zygote_max_age_s;
     full.profile = p->profile;

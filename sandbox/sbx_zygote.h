@@ -27,9 +27,6 @@ typedef struct {
     char text[240];
 } sbx_zy_msg;
 
-/* The environment of the zygote, and so of its jobs' interpreter (sbx_env.c's, unchanged). */
-extern char *const sbx_zygote_envp[];
-
 /* One message, with fd attached when fd >= 0. Never SIGPIPE. 0 or -1 (errno). */
 int sbx_zy_send(int sock, const sbx_zy_msg *m, int fd);
 /* One message; *fd gets an attached descriptor (CLOEXEC) or stays -1. recv's return. */

@@ -11,8 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-char *const sbx_zygote_envp[] = {"PATH=/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8",
-                                 "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1", NULL};
 
 int sbx_zy_send(int sock, const sbx_zy_msg *m, int fd)
 {

@@ -33,28 +33,70 @@ static void sbx_zy_py_error(char *why, size_t whylen, const char *what, PyStatus
     snprintf(why, whylen, SBX_PREFIX "zygote: %s: %s", what, st.err_msg ? st.err_msg : "failed");
 }
 
+/* Comma-separated module names; one written "?name" is imported only if it is installed. */
 static int sbx_zy_py_preload(const char *preload, char *why, size_t whylen)
 {
     char name[128];
     for (const char *s = preload; s && *s;) {
         size_t n = strcspn(s, ",");
+        bool optional = n && *s == '?';
         if (n && n < sizeof name) {
-            memcpy(name, s, n);
-            name[n] = '\0';
+            memcpy(name, s + optional, n - optional);
+            name[n - optional] = '\0';
             PyObject *m = PyImport_ImportModule(name);
-            if (!m) {
+            if (!m && optional && PyErr_ExceptionMatches(PyExc_ImportError)) {
+                PyErr_Clear();
+            } else if (!m) {
                 PyErr_Clear();
                 snprintf(why, whylen, SBX_PREFIX "zygote: preload of module '%s' failed", name);
                 return -1;
             }
-            Py_DECREF(m);
+            Py_XDECREF(m);
         }
         s += n + (s[n] == ',');
     }
     return 0;
 }
 
-int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t whylen)
+/* The worker's prelude, compiled once (sbx_config.zygote_prelude); immutable, so sharing it
+ * with every job leaks nothing from one job to the next. */
+static char *sbx_zy_prelude_src;
+static PyObject *sbx_zy_prelude_code;
+
+static int sbx_zy_py_prelude(const char *src, char *why, size_t whylen)
+{
+    if (!src || !*src)
+        return 0;
+    sbx_zy_prelude_code = Py_CompileString(src, "/work/" SBX_PRELUDE_NAME, Py_file_input);
+    sbx_zy_prelude_src = strdup(src);
+    if (!sbx_zy_prelude_code || !sbx_zy_prelude_src) {
+        PyErr_Clear();
+        snprintf(why, whylen, SBX_PREFIX "zygote: the prelude does not compile");
+        return -1;
+    }
+    return 0;
+}
+
+/* gc.freeze(): what the zygote built moves to the collector's permanent generation. A job's
+ * collections (and those of every process it forks) then never walk those objects, and so
+ * never write to their pages: fewer copy-on-write copies charged to the job's memory limit
+ * (measured: +0.55 MB per forked process of a job with numpy preloaded, before). */
+static int sbx_zy_py_freeze(char *why, size_t whylen)
+{
+    PyObject *gc = PyImport_ImportModule("gc");
+    PyObject *r = gc ? PyObject_CallMethod(gc, "freeze", NULL) : NULL;
+    Py_XDECREF(gc);
+    if (!r) {
+        PyErr_Clear();
+        snprintf(why, whylen, SBX_PREFIX "zygote: gc.freeze() failed");
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
+                   size_t whylen)
 {
     PyPreConfig pre;
     PyPreConfig_InitPythonConfig(&pre);
@@ -82,8 +124,10 @@ int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t wh
         return -1;
     }
     /* signal: the job's main re-installs the SIGINT handler with it. */
-    return sbx_zy_py_preload("signal", why, whylen) < 0 ? -1
-                                                        : sbx_zy_py_preload(preload, why, whylen);
+    if (sbx_zy_py_preload("signal", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
+        sbx_zy_py_prelude(prelude, why, whylen) < 0)
+        return -1;
+    return sbx_zy_py_freeze(why, whylen);
 }
 
 static void sbx_zy_py_before(void)
@@ -156,7 +200,9 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0)
     }
     Py_DECREF(argv);
     Py_DECREF(fname);
-    PyObject *code = Py_CompileString(src, file, Py_file_input);
+    bool cached = sbx_zy_prelude_code && strcmp(arg0, SBX_PRELUDE_NAME) == 0 &&
+                  strcmp(src, sbx_zy_prelude_src) == 0;
+    PyObject *code = cached ? Py_NewRef(sbx_zy_prelude_code) : Py_CompileString(src, file, Py_file_input);
     PyObject *r = code ? PyEval_EvalCode(code, g, g) : NULL;
     Py_XDECREF(code);
     Py_XDECREF(r);

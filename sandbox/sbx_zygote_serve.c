@@ -26,7 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int sbx_zy_py_init(const char *python, const char *preload, char *why, size_t whylen);
+int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
+                   size_t whylen);
 extern const sbx_inproc_hooks sbx_zy_py_hooks;
 
 static void sbx_zy_error(uint32_t seq, const char *why)
@@ -133,15 +134,21 @@ static void sbx_zy_supervise(const sbx_config *c, uint32_t seq, int fd)
         snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
         sbx_zy_error(seq, why);
     }
+    /* The supervisor answered before it exited; if its job's cgroup outlived the removal's
+     * retries (a large job still exiting), it is collectable now that the supervisor is gone.
+     * Off the job's path: the worker already has the result. */
+    sbx_cgroup_sweep(c);
 }
 
-static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preload, pid_t *parent)
+static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preload,
+                       const char **prelude, pid_t *parent)
 {
     static const struct option o[] = {
         {"python", required_argument, NULL, 'p'},      {"work-root", required_argument, NULL, 'w'},
         {"profile", required_argument, NULL, 'f'},     {"cgroup-parent", required_argument, NULL, 'g'},
         {"uid-base", required_argument, NULL, 'b'},    {"uid-count", required_argument, NULL, 'n'},
         {"parent", required_argument, NULL, 'P'},      {"preload", required_argument, NULL, 'l'},
+        {"prelude", required_argument, NULL, 'r'},
         {NULL, 0, NULL, 0},
     };
     sbx_config_default(c);
@@ -156,6 +163,7 @@ static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preloa
         case 'n': c->uid_count = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'P': *parent = (pid_t)strtol(optarg, NULL, 10); break;
         case 'l': *preload = optarg; break;
+        case 'r': *prelude = optarg; break;
         default: return -1;
         }
     }
@@ -184,9 +192,9 @@ static int sbx_zy_warm_up(const sbx_config *c, char *why, size_t whylen)
 int sbx_zygote_serve(int argc, char **argv)
 {
     sbx_config c;
-    const char *preload = "";
+    const char *preload = "", *prelude = "";
     pid_t parent = 0;
-    if (sbx_zy_args(argc, argv, &c, &preload, &parent) < 0) {
+    if (sbx_zy_args(argc, argv, &c, &preload, &prelude, &parent) < 0) {
         fprintf(stderr, SBX_PREFIX "zygote: bad arguments\n");
         return 2;
     }
@@ -194,7 +202,7 @@ int sbx_zygote_serve(int argc, char **argv)
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (parent && getppid() != parent))
         return 1;
     char why[256];
-    if (sbx_zy_py_init(c.python, preload, why, sizeof why) < 0) {
+    if (sbx_zy_py_init(c.python, preload, prelude, why, sizeof why) < 0) {
         sbx_zy_error(0, why);
         return 1;
     }

@@ -307,6 +307,17 @@ const val_policy *val_policy_default(void) {
     return def;
 }
 
+size_t val_policy_nmodules(const val_policy *p)
+{
+    return (p ? p : val_policy_default())->nmodules;
+}
+
+const char *val_policy_module(const val_policy *p, size_t i)
+{
+    p = p ? p : val_policy_default();
+    return i < p->nmodules ? p->modules[i] : NULL;
+}
+
 const char *val_policy_name(const val_policy *p) { return p ? p->name : "strict"; }
 
 int val_rule_disabled(const val_policy *p, const char *rule) {

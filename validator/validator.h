@@ -46,6 +46,9 @@ val_policy *val_policy_parse(const char *json, size_t len, const char *origin, c
 /* The built-in default ("strict"), owned by the library: never free it. */
 const val_policy *val_policy_default(void);
 const char *val_policy_name(const val_policy *p);
+/* The top-level modules the policy allows: how many, and the i-th (owned by p). */
+size_t val_policy_nmodules(const val_policy *p);
+const char *val_policy_module(const val_policy *p, size_t i);
 /* JSON text of a built-in profile, NULL for an unknown name (for tests and `--help`). */
 const char *val_profile_json(const char *name);
 void val_policy_free(val_policy *p);

@@ -24,9 +24,10 @@ static const char run_help[] =
     "  --policy FILE|NAME   validator policy file or profile: strict (default), data\n"
     "  --sandbox-profile P  sandbox profile: full (default), or on purpose a weaker\n"
     "                       no-cgroup or no-seccomp (stated in the result)\n"
-    "  --isolation M        exec (default): a fresh interpreter per job; zygote\n"
-    "                       (experimental): forked from a warm one, see docs/zygote.md\n"
-    "  --zygote-preload L   zygote mode: modules (comma-separated) the zygote imports once\n"
+    "  --isolation M        zygote (default): forked from a warm interpreter, no execve\n"
+    "                       (docs/zygote.md); exec: a fresh interpreter per job\n"
+    "  --zygote-preload L   zygote mode: modules (comma-separated) the zygote imports\n"
+    "                       once (default: every installed module the policy allows)\n"
     "  -h, --help           this help\n\n"
     "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
 
@@ -206,6 +207,7 @@ int cmd_run(int argc, char **argv)
         fputs(run_help, stderr);
         goto out;
     }
+    wrk_config_finish(&c);
     size_t len, inlen = 0;
     char *code = cli_read_file(argv[optind], &len), *in = NULL;
     if (code && stdin_path) in = cli_read_file(stdin_path, &inlen);

@@ -30,11 +30,14 @@ static const char worker_help[] =
     "                            or a built-in profile, strict (default) or data\n"
     "      --python PATH         interpreter for jobs (default /usr/bin/python3)\n"
     "      --work-root DIR       parent of per-job working directories (default /tmp/codeq)\n"
+    "      --cgroup-parent NAME  parent of the job cgroups (default codeq); workers in\n"
+    "                            different pid namespaces on one host need their own\n"
     "      --sandbox-profile P   full (default), or on purpose a weaker no-cgroup or\n"
     "                            no-seccomp; stated in every result and audit event\n"
-    "      --isolation M         exec (default): a fresh interpreter per job; zygote\n"
-    "                            (experimental): forked from a warm one (docs/zygote.md)\n"
+    "      --isolation M         zygote (default): forked from a warm interpreter, no\n"
+    "                            execve (docs/zygote.md); exec: a fresh one per job\n"
     "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
+    "                            (default: every installed module the policy allows)\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
@@ -80,6 +83,7 @@ int cmd_worker(int argc, char **argv)
         {"python", required_argument, NULL, 'p'},
         {"policy", required_argument, NULL, 'P'},
         {"work-root", required_argument, NULL, 'r'},
+        {"cgroup-parent", required_argument, NULL, 'C'},
         {"sandbox-profile", required_argument, NULL, 'S'},
         {"isolation", required_argument, NULL, 'I'},
         {"zygote-preload", required_argument, NULL, 'L'},
@@ -115,6 +119,7 @@ int cmd_worker(int argc, char **argv)
             }
             break;
         case 'r': c.sandbox.work_root = optarg; break;
+        case 'C': c.sandbox.cgroup_parent = optarg; break;
         case 'I':
             if (strcmp(optarg, "exec") != 0 && strcmp(optarg, "zygote") != 0) {
                 fprintf(stderr, "codeq: worker: --isolation: exec or zygote, not '%s'\n", optarg);
@@ -136,6 +141,7 @@ int cmd_worker(int argc, char **argv)
         return 2;
     }
     if (cli_limits_consistent(&c.defaults, &c.max) < 0) return 2;
+    wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = worker_id ? worker_id : wid;
     /* Fail at start-up, not on the first job: the validator must be usable. */
@@ -152,6 +158,11 @@ int cmd_worker(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
+    int swept = sbx_cgroup_sweep(&c.sandbox);
+    if (swept > 0)
+        fprintf(stderr, "codeq: worker: removed %d job cgroups left behind under %s\n", swept,
+                c.sandbox.cgroup_parent);
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
         fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
                 c.sandbox.profile);

@@ -51,6 +51,10 @@ typedef struct {
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
+/* After the options, in zygote mode: the zygote compiles the policy's runtime guard once, and
+ * without --zygote-preload it imports every module the policy allows that is installed (numpy
+ * and pandas under "data"), so no job pays for either. */
+void wrk_config_finish(wrk_config *c);
 
 /* A decoded job. Strings point into the json_t it came from. */
 typedef struct {

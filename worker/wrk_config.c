@@ -1,4 +1,5 @@
 /* Worker configuration defaults: one place that says what a worker does when told nothing. */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,6 +14,9 @@ void wrk_config_default(wrk_config *c)
     if (!host[0] && gethostname(host, sizeof host - 1) < 0) strcpy(host, "codeq");
     c->worker_id = host;
     sbx_config_default(&c->sandbox);
+    /* Both modes pass the same abuse, bypass and benign suites (tests/CMakeLists.txt); zygote
+     * saves the interpreter's start and imports on every job. */
+    c->sandbox.isolation = "zygote";
     sbx_limits_default(&c->defaults);
     sbx_limits_max(&c->max);
     c->instance_id = host;
@@ -22,4 +26,28 @@ void wrk_config_default(wrk_config *c)
     c->commit_interval_ms = 100;
     c->drain_ms = 10000;
     c->grace_ms = 20000;
+}
+
+void wrk_config_finish(wrk_config *c)
+{
+    static char preload[4096];
+    if (!c->sandbox.isolation || strcmp(c->sandbox.isolation, "zygote") != 0)
+        return;
+    size_t glen;
+    const char *guard = val_policy_guard(c->policy ? c->policy : val_policy_default(), &glen);
+    if (guard && strlen(guard) == glen) /* it travels as an argument: no NUL inside */
+        c->sandbox.zygote_prelude = guard;
+    if (c->sandbox.zygote_preload)
+        return;
+    size_t at = 0, n = val_policy_nmodules(c->policy);
+    for (size_t i = 0; i < n; i++) {
+        /* "?": imported if installed; a job importing a missing one fails as it would anyway. */
+        int k = snprintf(preload + at, sizeof preload - at, "%s?%s", at ? "," : "",
+                         val_policy_module(c->policy, i));
+        if (k < 0 || (size_t)k >= sizeof preload - at)
+            break;
+        at += (size_t)k;
+    }
+    preload[at] = '\0';
+    c->sandbox.zygote_preload = preload;
 }

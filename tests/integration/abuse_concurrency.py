@@ -26,7 +26,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import abuse_host as host  # noqa: E402
 from abuse import POLICY, PROLOGUE, Run, pid_namespace_in_place  # noqa: E402
-from codeq_test import BIN, RESULT, SRC, Failures, schema_errors  # noqa: E402
+from codeq_test import BIN, ISOLATION_ARGS, RESULT, SRC, Failures, schema_errors  # noqa: E402
 
 JOBS = 20
 WALL_MS = 20000
@@ -48,7 +48,7 @@ def one(i, suite, port, td):
     stdin.write_text(json.dumps({"token": token, "index": i, "suite": suite, "port": port,
                                  "runner_pid": os.getpid()}))
     prog = pathlib.Path(td) / "concurrent.py"
-    argv = [BIN, "run", "--json", "--id", f"abuse-conc-{i}-{token}", *POLICY, "--wall-ms",
+    argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-conc-{i}-{token}", *POLICY, "--wall-ms",
             str(WALL_MS), "--stdin", str(stdin), str(prog)]
     t0 = time.monotonic()
     run = Run(argv, dict(os.environ), hard_s=WALL_MS / 1000 + 60)
@@ -105,8 +105,10 @@ def budget():
             token = "cqab" + secrets.token_hex(4)
             stdin = pathlib.Path(td) / f"{role}.json"
             stdin.write_text(json.dumps({"token": token, "role": role}))
-            argv = [BIN, "run", "--json", "--id", f"abuse-budget-{role}-{token}", *POLICY,
-                    "--wall-ms", "10000", "--stdin", str(stdin), str(prog)]
+            # Memory to spare, so that the process budget is what runs out: in zygote mode with
+            # numpy preloaded each forked process costs ~0.6 MB more (docs/zygote.md).
+            argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-budget-{role}-{token}", *POLICY,
+                    "--wall-ms", "10000", "--memory-mb", "128", "--stdin", str(stdin), str(prog)]
             return role, token, Run(argv, dict(os.environ), hard_s=60)
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -62,9 +62,13 @@ class Failures:
         sys.exit(1 if self.items else 0)
 
 
-# CODEQ_TEST_ISOLATION=zygote runs every `codeq run` of a suite in zygote mode (default exec).
+# CODEQ_TEST_ISOLATION=zygote|exec: every `codeq run` (and `codeq worker`) of a suite runs in
+# that mode, said explicitly. Unset: `codeq run` suites use exec, worker suites use the
+# worker's default (zygote), so that what operators get by default is what the Kafka tests test.
 ISOLATION = os.environ.get("CODEQ_TEST_ISOLATION", "exec")
-ISOLATION_ARGS = [f"--isolation={ISOLATION}"] if ISOLATION != "exec" else []
+ISOLATION_ARGS = [f"--isolation={ISOLATION}"]
+WORKER_ISOLATION_ARGS = ([f"--isolation={os.environ['CODEQ_TEST_ISOLATION']}"]
+                         if os.environ.get("CODEQ_TEST_ISOLATION") else [])
 
 
 def run(args, **kw):

@@ -17,7 +17,8 @@ import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import AUDIT, BIN, RESULT, SRC, Failures, run, schema_errors  # noqa: E402
+from codeq_test import (AUDIT, BIN, RESULT, SRC, WORKER_ISOLATION_ARGS, Failures, run,  # noqa: E402
+                        schema_errors)
 
 F = Failures()
 BROKERS = os.environ.get("CODEQ_TEST_BROKERS")
@@ -59,7 +60,7 @@ def read_topic(topic):
 def start_worker(name):
     log = open(LOGDIR / f"{name}.log", "a")
     return subprocess.Popen([BIN, "worker", "-b", BROKERS, "-g", GROUP, "--worker-id", name,
-                             "--instance-id", name, *TOPIC_ARGS], stdout=log, stderr=subprocess.STDOUT)
+                             "--instance-id", name, *WORKER_ISOLATION_ARGS, *TOPIC_ARGS], stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop(proc, name, grace=30):

@@ -10,7 +10,7 @@ import sys
 import time
 import uuid
 
-from codeq_test import BIN, SRC, run
+from codeq_test import BIN, SRC, WORKER_ISOLATION_ARGS, run
 
 BROKERS = os.environ.get("CODEQ_TEST_BROKERS")
 
@@ -47,7 +47,7 @@ class Setup:
         self.workers[wid] = subprocess.Popen(
             [BIN, "worker", "-b", BROKERS, "-g", self.group, "--instance-id", wid, "--worker-id", wid,
              "-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=1000",
-             *self.topic_args, *extra], stdout=log, stderr=subprocess.STDOUT)
+             *WORKER_ISOLATION_ARGS, *self.topic_args, *extra], stdout=log, stderr=subprocess.STDOUT)
         return self.workers[wid]
 
     def kill9(self, wid):

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,6 +325,102 @@ static void test_cgroup_usage(void **state)
     sbx_result_free(&r);
 }
 
+/* The init joins the job's cgroup itself (sbx_cgroup.c): the job's main process and a child
+ * it forks are in job-<this pid>-<n> in every hierarchy with a limit, none in the host's. */
+static void test_cgroup_joined(void **state)
+{
+    (void)state;
+    char code[512];
+    snprintf(code, sizeof code,
+             "import os\n"
+             "def groups():\n"
+             "    return {l.split(':')[1]: l.split(':')[2].strip() for l in open('/proc/self/cgroup')}\n"
+             "g = groups()\n"
+             "pid = os.fork()\n"
+             "if pid == 0:\n"
+             "    os._exit(0 if groups() == g else 1)\n"
+             "_, st = os.waitpid(pid, 0)\n"
+             "print(st, *[k + '=' + g[k] for k in ('memory', 'pids', 'cpu', 'cpuacct')])\n");
+    sbx_job j = job_of(code);
+    sbx_result r;
+    sbx_run(&g_cfg, &j, &r);
+    expect_status(&r, SBX_OK);
+    char want[64];
+    snprintf(want, sizeof want, "/codeq/job-%d-", (int)getpid());
+    if (strncmp(r.out.data, "0 ", 2) != 0)
+        print_message("stdout: %s\n", r.out.data);
+    assert_memory_equal(r.out.data, "0 ", 2);
+    const char *at = r.out.data;
+    for (int i = 0; i < 4; i++) {
+        at = strchr(at, '=');
+        assert_non_null(at);
+        at++;
+        if (strncmp(at, want, strlen(want)) != 0)
+            print_message("stdout: %s\nwant every group under %s\n", r.out.data, want);
+        assert_memory_equal(at, want, strlen(want));
+    }
+    sbx_result_free(&r);
+}
+
+/* A v1 job cgroup directory job-<pid>-<n> in `ctl`, made directly (as a killed worker leaves
+ * it); its path in out. */
+static void make_job_cgroup(const char *ctl, pid_t pid, char *out, size_t n)
+{
+    snprintf(out, n, "/sys/fs/cgroup/%s/codeq/job-%d-7", ctl, (int)pid);
+    assert_int_equal(mkdir(out, 0755) == 0 || errno == EEXIST, 1);
+}
+
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+/* sbx_cgroup_sweep removes exactly the empty job cgroups of creators that are gone: not one of
+ * a live creator, and not one that still has a process in it. */
+static void test_cgroup_sweep(void **state)
+{
+    (void)state;
+    assert_true(access("/sys/fs/cgroup/memory/codeq", F_OK) == 0); /* a v1 host, jobs run */
+    char stale_mem[128], stale_pids[128], live[128], busy[128], tasks[160];
+    pid_t gone = dead_pid(), gone2 = dead_pid();
+    make_job_cgroup("memory", gone, stale_mem, sizeof stale_mem);
+    make_job_cgroup("pids", gone, stale_pids, sizeof stale_pids);
+    make_job_cgroup("memory", getpid(), live, sizeof live);
+    make_job_cgroup("memory", gone2, busy, sizeof busy);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        char c;
+        close(pipefd[1]);
+        _exit(read(pipefd[0], &c, 1) < 0);
+    }
+    close(pipefd[0]);
+    snprintf(tasks, sizeof tasks, "%s/cgroup.procs", busy);
+    FILE *f = fopen(tasks, "w");
+    assert_non_null(f);
+    fprintf(f, "%d\n", (int)sleeper);
+    assert_int_equal(fclose(f), 0);
+
+    assert_true(sbx_cgroup_sweep(&g_cfg) >= 1);
+    assert_int_equal(access(stale_mem, F_OK), -1);
+    assert_int_equal(access(stale_pids, F_OK), -1);
+    assert_int_equal(access(live, F_OK), 0);  /* its creator (this process) is alive */
+    assert_int_equal(access(busy, F_OK), 0);  /* never removed while a process is in it */
+    assert_true(kill(sleeper, 0) == 0);       /* and nothing is killed */
+
+    close(pipefd[1]);
+    assert_int_equal(waitpid(sleeper, NULL, 0), sleeper);
+    sbx_cgroup_sweep(&g_cfg);
+    assert_int_equal(access(busy, F_OK), -1); /* empty now: collected */
+    assert_int_equal(rmdir(live), 0);
+}
+
 /* Two processes each under the limit, together above it: one is OOM-killed. */
 static void test_oom_two_processes(void **state)
 {
@@ -611,6 +708,8 @@ int main(void)
         cmocka_unit_test(test_kernel_surface),
         cmocka_unit_test(test_seccomp_violation),
         cmocka_unit_test(test_cgroup_usage),
+        cmocka_unit_test(test_cgroup_joined),
+        cmocka_unit_test(test_cgroup_sweep),
         cmocka_unit_test(test_oom_two_processes),
         cmocka_unit_test(test_pids_limit),
         cmocka_unit_test(test_fork_bomb),
