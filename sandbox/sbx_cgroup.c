@@ -93,8 +93,8 @@ static void sbx_cg1_parent_setup(void)
     struct cgroup_controller *cpu = cg ? cgroup_add_controller(cg, "cpu") : NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t shares = 1024u * 4u * (uint64_t)(cpus > 0 ? cpus : 1);
-    sbx_cg1_parent_rc = !cpu || cgroup_add_value_uint64(cpu, "cpu.shares", shares) ? ECGFAIL
-                                                                                   : cgroup_create_cgroup(cg, 0);
+    bool described = cpu && cgroup_add_value_uint64(cpu, "cpu.shares", shares) == 0;
+    sbx_cg1_parent_rc = described ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
     cgroup_free(&cg);
 }
 
@@ -187,7 +187,7 @@ static int sbx_cg1_create(sbx_proc *p)
     g->cg = sbx_cg1_describe(g->name, &p->limits);
     if (!g->cg)
         return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
-    int rc = cgroup_create_cgroup(g->cg, 0);
+    int rc = cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
     if (rc != 0)
         return sbx_cg1_fail(p, "create", g->name, rc);
     return sbx_cg1_open_usage(p, g) < 0 ? -1 : sbx_cg1_open_join(p, g);

@@ -196,7 +196,7 @@ static int sbx_cg2_create(sbx_proc *p)
     snprintf(g->dir, sizeof g->dir, SBX_CG2_MOUNT "/%s", g->name);
     if (!(g->cg = sbx_cg2_describe(g->name, &p->limits)))
         return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
-    int rc = cgroup_create_cgroup(g->cg, 0);
+    int rc = cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
     if (rc != 0)
         return sbx_fail(p, 0, "cgroup create %s: %s", g->name, sbx_cgroup_strerror(rc));
     char path[1400];

@@ -136,7 +136,7 @@ const sbx_layer sbx_layer_cgroup = {
 
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen)
 {
-    int rc = cg ? cgroup_create_cgroup(cg, 0) : ECGFAIL;
+    int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
     if (rc != 0)
         snprintf(why, whylen, SBX_PREFIX "cgroup create %s: %s", name, sbx_cgroup_strerror(rc));
     if (cg && rc == 0 && (rc = cgroup_delete_cgroup_ext(cg, 0)) != 0)

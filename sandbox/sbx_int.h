@@ -225,6 +225,10 @@ struct sbx_cgroup_ops {
 };
 
 extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
+/* cgroup_create_cgroup's ignore_ownership: nonzero skips its recursive chown and chmod of
+ * every file of the new group (libcgroup 2.0 api.c). Ours are root's, made by root, and no job
+ * is ever given one: the chown walk was ~6% of a zygote job's CPU (kernfs lookups). */
+#define SBX_CG_KEEP_OWNER 1
 /* The backend for this host, or NULL with the reason (e.g. no cgroup file system). */
 const sbx_cgroup_ops *sbx_cgroup_backend(char *why, size_t whylen);
 /* libcgroup's error for rc, with errno when it says ECGOTHER. */
