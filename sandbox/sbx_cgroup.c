@@ -318,13 +318,21 @@ static int sbx_cg1_probe(const char *parent, char *why, size_t whylen)
     return sbx_cgroup_probe_cycle(cg, name, why, whylen);
 }
 
+/* Every hierarchy, not just memory: a removal that failed half-way leaves some of them. */
 static int sbx_cg1_sweep(const char *parent)
 {
     char dir[PATH_MAX];
+    int removed = 0;
     if (sbx_cg1_mounts_once() != 0)
         return -1;
-    snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[0], parent); /* memory: every job has it */
-    return sbx_cgroup_sweep_dir(dir, parent);
+    for (int i = 0; i < SBX_CG1_NCTL; i++) {
+        if (!sbx_cg1_mount[i])
+            continue;
+        snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[i], parent);
+        int n = sbx_cgroup_sweep_dir(dir, parent);
+        removed += n > 0 ? n : 0;
+    }
+    return removed;
 }
 
 const sbx_cgroup_ops sbx_cgroup_v1 = {

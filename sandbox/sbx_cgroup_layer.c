@@ -197,5 +197,5 @@ int sbx_cgroup_sweep(const sbx_config *c)
 {
     char why[200];
     const sbx_cgroup_ops *ops = sbx_cgroup_backend(why, sizeof why);
-    return ops ? ops->sweep(c->cgroup_parent) : -1;
+    return ops ? ops->sweep(c->cgroup_parent ? c->cgroup_parent : "codeq") : -1;
 }

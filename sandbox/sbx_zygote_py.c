@@ -95,6 +95,25 @@ static int sbx_zy_py_freeze(char *why, size_t whylen)
     return 0;
 }
 
+/* A preloaded module that starts a thread at import would make every fork below copy a
+ * process whose other threads vanish mid-flight (locks held forever): refuse to serve. */
+static int sbx_zy_py_single_threaded(char *why, size_t whylen)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    long threads = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %ld", &threads) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (threads == 1)
+        return 0;
+    snprintf(why, whylen, SBX_PREFIX "zygote: %ld threads after the preload, must be 1 (a "
+             "preloaded module started a thread?)", threads);
+    return -1;
+}
+
 int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
                    size_t whylen)
 {
@@ -127,7 +146,9 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
     if (sbx_zy_py_preload("signal", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
         sbx_zy_py_prelude(prelude, why, whylen) < 0)
         return -1;
-    return sbx_zy_py_freeze(why, whylen);
+    if (sbx_zy_py_freeze(why, whylen) < 0)
+        return -1;
+    return sbx_zy_py_single_threaded(why, whylen);
 }
 
 static void sbx_zy_py_before(void)
@@ -272,6 +293,22 @@ static int sbx_zy_py_leave(int status)
     return status;
 }
 
+/* numpy seeds its global RandomState once, at import, from the OS's entropy — in the zygote,
+ * when it preloads numpy. os.register_at_fork reseeds the stdlib's random in every child, but
+ * nothing does numpy's: without this, every job forked from one zygote would draw the same
+ * numpy.random sequence, and one job could predict another's. 0, or -1 (reported). */
+static int sbx_zy_py_reseed(sbx_proc *p)
+{
+    PyObject *nr = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy.random"); /* borrowed */
+    PyObject *r = nr ? PyObject_CallMethod(nr, "seed", NULL) : NULL;
+    if (nr && !r) {
+        PyErr_Clear();
+        return sbx_child_fail(p, 0, "numpy.random.seed() in the job", NULL);
+    }
+    Py_XDECREF(r);
+    return 0;
+}
+
 static void sbx_zy_py_run_main(sbx_proc *p)
 {
     const char *arg0 = p->prelude ? SBX_PRELUDE_NAME : "main.py";
@@ -280,9 +317,9 @@ static void sbx_zy_py_run_main(sbx_proc *p)
     char *src = sbx_zy_py_read(p, arg0);
     if (!src)
         _exit(126);
-    if (close_range(SBX_FD_REPORT, ~0U, 0) < 0)
-        _exit(126);
     PyOS_AfterFork_Child();
+    if (sbx_zy_py_reseed(p) < 0 || close_range(SBX_FD_REPORT, ~0U, 0) < 0)
+        _exit(126);
     sbx_zy_py_signals();
     int rc = sbx_zy_py_exec(src, file, arg0);
     free(src);

@@ -115,8 +115,11 @@ def _codeq_run(policy):
         real_lazy = "__getattr__" in vars(mod)
         if subs or real_lazy:
             # Deferred submodules, and lazily computed attributes (numpy's): same filter, on
-            # demand; a proxied submodule is kept on the proxy for the next access.
-            def lazy(key, mod=mod, only=only, deny=deny, subs=subs, real_lazy=real_lazy):
+            # demand; a proxied submodule is kept on the proxy for the next access. Everything
+            # it uses comes from this proxy() call's scope, never from parameters: the job can
+            # call `module.__getattr__(...)` itself, and must not be able to pass its own
+            # deny list or submodule table.
+            def lazy(key):
                 if key in subs:
                     value = proxy(subs[key])
                     module_type.__setattr__(p, key, value)
@@ -136,8 +139,10 @@ def _codeq_run(policy):
             p.__getattr__ = lazy
         public = getattr(mod, "__all__", None)
         if isinstance(public, (list, tuple)):
+            # Only what the proxy holds or defers: asking the real module's __getattr__ here
+            # would import every lazily loaded submodule numpy lists in __all__.
             p.__all__ = [n for n in public
-                         if isinstance(n, str) and (n in subs or real_hasattr(p, n))]
+                         if isinstance(n, str) and (n in subs or n in vars(p))]
         return p
 
     def link(name, extra=()):

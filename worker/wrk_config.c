@@ -35,7 +35,9 @@ void wrk_config_finish(wrk_config *c)
         return;
     size_t glen;
     const char *guard = val_policy_guard(c->policy ? c->policy : val_policy_default(), &glen);
-    if (guard && strlen(guard) == glen) /* it travels as an argument: no NUL inside */
+    /* It travels as one argument: no NUL inside, and well under the kernel's 128 KiB per
+     * argument. A bigger one is simply compiled by each job, as in exec mode. */
+    if (guard && strlen(guard) == glen && glen < 100 * 1024)
         c->sandbox.zygote_prelude = guard;
     if (c->sandbox.zygote_preload)
         return;

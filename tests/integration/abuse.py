@@ -18,14 +18,16 @@ Header comments declare what must happen, one per line:
   # expect: artifacts-exclude=a,b     these are not (symlinks, hard links, FIFOs, devices)
   # expect: artifacts-count<=N        at most N artifacts
   # expect: wall-ms<=N                `codeq run` took at most N ms, measured by the runner (zygote
-  #                                   mode: plus ZYGOTE_START_MS, the zygote's own start)
+  #                                   mode: the job's usage.wall_ms, since `codeq run` first
+  #                                   starts its zygote; see ZYGOTE_START_MS)
   # expect: cpu-ms<=N                 usage.cpu_ms of the whole job
   # expect: host-procs<=N             peak number of the job's processes seen from the host
   # expect: codeq-rss-mb<=N           peak RSS (VmHWM, sampled) of the `codeq run` process
   #                                   itself, the worker side, not the job's
   # expect-zygote: status=error       in zygote mode (CODEQ_TEST_ISOLATION=zygote) these lines
   #                                   replace every `expect:` line: for what the mode changes by
-  #                                   design (its seccomp filter denies execve: no subprocess)
+  #                                   design (its seccomp filter denies execve: no subprocess);
+  #                                   `expect-exec:` likewise for exec mode
   # host: sentinel                    start `sleep 300` on the host; it must be alive afterwards
   # host: listener                    TCP+UDP listeners on 127.0.0.1, a unix socket in the host's
   #                                   /tmp and an abstract one; they must receive nothing
@@ -196,7 +198,9 @@ def check_expect(e, r, run, problems):
     k, v = k.strip(), v.strip()
     if "<=" in e:
         k, v = (s.strip() for s in e.split("<=", 1))
-        got = {"wall-ms": run.elapsed_ms - ZYGOTE_START_MS, "cpu-ms": (r.get("usage") or {}).get("cpu_ms"),
+        ran = bool(r.get("usage"))  # invalid/rejected/expired answers never reached a sandbox
+        got = {"wall-ms": r["usage"]["wall_ms"] if ISOLATION == "zygote" and ran
+               else run.elapsed_ms, "cpu-ms": (r.get("usage") or {}).get("cpu_ms"),
                "artifacts-count": len(r.get("artifacts") or []),
                "host-procs": run.peak, "codeq-rss-mb": run.rss_mb}.get(k)
         if got is None or got > int(v):
@@ -281,7 +285,8 @@ def run_case(path):
         if r.get("status") == "rejected":
             problems.append(f"rejected by the validator, never reached the sandbox: {r.get('findings')}")
         job_wall = (r.get("usage") or {}).get("wall_ms")
-        if job_wall is not None and job_wall > wall + 1000:
+        if r.get("status") not in ("invalid", "rejected", "expired") and \
+                (job_wall is None or job_wall > wall + 1000):
             problems.append(f"the job ran {job_wall} ms by its own usage, wall limit {wall} ms")
         raw = r.get("stdout", "") + r.get("stderr", "")
         for k in ("stdout_base64", "stderr_base64"):

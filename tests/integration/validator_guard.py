@@ -102,6 +102,27 @@ for name, src in HOSTILE.items():
     F.check("codeq guard" in last or "NameError" in last or "has no attribute" in last
             or "ImportError" in last, f"{name}: not stopped by the guard: {last!r}")
 
+# Under the shipped strict policy (static rules on): programs the static rules cannot see through
+# (names built at run time), so the guard must hold. A proxy module's __getattr__ hook is
+# reachable by name (`__getattr__` is a harmless dunder): the job must not be able to hand it
+# its own deny list or flags (it once took them as keyword defaults).
+STRICT_HOSTILE = {
+    "lazy_hook_kwargs": "import typing\n"
+                        "f = typing.__getattr__('get_' + 'type_hints', deny=(), real_lazy=True)\n"
+                        "print('GUARD-BYPASSED', f)\n",
+    "lazy_hook_plain": "import typing\nf = typing.__getattr__('get_' + 'type_hints')\n"
+                       "print('GUARD-BYPASSED', f)\n",
+}
+for name, src in STRICT_HOSTILE.items():
+    (TMP / f"{name}.py").write_text(src)
+    v = run(["validate", "--policy", "strict", str(TMP / f"{name}.py")], timeout=60)
+    F.check(v.returncode == 0, f"{name}: rejected statically, so it tests nothing of the guard: {v.stdout!r}")
+    r, rc = codeq_run("strict", name, src)
+    if r is None:
+        continue
+    F.check(MARK not in (r.get("stdout") or ""), f"{name}: BYPASSED the guard: {r.get('stdout')!r}")
+    F.check(r["status"] == "error", f"{name}: status {r['status']}: {(r.get('stderr') or '')[-300:]!r}")
+
 # ---- transparency: programs that should behave exactly as under plain Python ----------------
 
 r, rc = codeq_run(guard_only, "traceback", "def f(x):\n    return 1 / x\n\nprint('before')\nf(0)\n")

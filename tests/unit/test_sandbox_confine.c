@@ -334,7 +334,11 @@ static void test_cgroup_joined(void **state)
     snprintf(code, sizeof code,
              "import os\n"
              "def groups():\n"
-             "    return {l.split(':')[1]: l.split(':')[2].strip() for l in open('/proc/self/cgroup')}\n"
+             "    g = {}\n"
+             "    for l in open('/proc/self/cgroup'):\n"
+             "        _, ctls, path = l.rstrip('\\n').split(':', 2)\n"
+             "        g.update((c, path) for c in ctls.split(','))\n" /* cpu,cpuacct co-mounted */
+             "    return g\n"
              "g = groups()\n"
              "pid = os.fork()\n"
              "if pid == 0:\n"

@@ -254,6 +254,36 @@ static void test_random_reseeded(void **state)
     sbx_result_free(&b);
 }
 
+/* numpy preloaded in the zygote is seeded there once; each job must draw its own sequence, and
+ * the two jobs must have come from one zygote (else the test proves nothing). Needs numpy on
+ * the host (scripts/deps.sh installs python3-numpy): without it the preload fails the zygote's
+ * start and this test fails, it is never skipped. */
+static void test_numpy_random_reseeded(void **state)
+{
+    (void)state;
+    sbx_config c = g_cfg;
+    c.zygote_preload = "numpy";
+    c.zygote_max_jobs = 1000;
+    const char *code = "import numpy\nprint(numpy.random.randint(0, 2**62))\n";
+    sbx_result a, b;
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "numpy-seed"};
+    sbx_limits_default(&j.limits);
+    j.limits.memory_mb = 200;
+    sbx_zygote_shutdown(); /* so the only zygote of this process is the numpy one */
+    sbx_run(&c, &j, &a);
+    pid_t z = zygote_pid();
+    sbx_run(&c, &j, &b);
+    assert_true(z > 0);
+    assert_int_equal(zygote_pid(), z);
+    expect(&a, SBX_OK, NULL);
+    expect(&b, SBX_OK, NULL);
+    if (strcmp(a.out.data, b.out.data) == 0)
+        print_message("two jobs drew the same numpy.random value: %s", a.out.data);
+    assert_string_not_equal(a.out.data, b.out.data);
+    sbx_result_free(&a);
+    sbx_result_free(&b);
+}
+
 static void test_respawn_after_kill(void **state)
 {
     (void)state;
@@ -382,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_no_zygote_descriptor),
         cmocka_unit_test(test_no_data_from_previous_job),
         cmocka_unit_test(test_random_reseeded),
+        cmocka_unit_test(test_numpy_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
         cmocka_unit_test(test_wedged_zygote_times_out),
         cmocka_unit_test(test_restart_after_max_jobs),
