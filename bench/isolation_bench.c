@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "sandbox.h"
 #include "validator.h"
 
@@ -38,35 +39,15 @@ typedef struct {
     double med[NJOBS], p95[NJOBS];
 } row;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void stats(double *t, int n, double *med, double *p95)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    *med = t[n / 2];
-    *p95 = t[(n * 95) / 100 < n ? (n * 95) / 100 : n - 1];
-}
-
 static int one(const sbx_config *c, const char *code, double *ms)
 {
     sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench",
                  .prelude = g_prelude, .prelude_len = g_prelude_len};
     sbx_limits_default(&j.limits);
     sbx_result r;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     sbx_run(c, &j, &r);
-    *ms = now_ms() - t0;
+    *ms = bench_now_ms() - t0;
     int ok = r.status == SBX_OK;
     if (!ok)
         fprintf(stderr, "isolation_bench: job ended %s: %s %.300s\n", sbx_status_name(r.status),
@@ -86,7 +67,7 @@ static int bench_sandbox(row *rw, const sbx_config *c, int n)
         for (int i = 0; i < n; i++)
             if (one(c, jobs[k].code, &t[i]) < 0)
                 goto fail;
-        stats(t, n, &rw->med[k], &rw->p95[k]);
+        bench_median_p95(t, n, &rw->med[k], &rw->p95[k]);
     }
     free(t);
     return 0;
@@ -122,7 +103,7 @@ static int bench_seed(row *rw, int n)
             fprintf(stderr, "isolation_bench: seed run failed (%d of %d times)\n", got, n);
             return -1;
         }
-        stats(t, n, &rw->med[k], &rw->p95[k]);
+        bench_median_p95(t, n, &rw->med[k], &rw->p95[k]);
         free(t);
     }
     return 0;

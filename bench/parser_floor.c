@@ -25,7 +25,8 @@
 #include "internal/pycore_ast.h"
 #include "internal/pycore_parser.h"
 
-#include <sched.h>
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +39,6 @@
 
 enum { ROW_TREE, ROW_OBJECTS, ROW_COMPILE, NROWS };
 static const char *const row_name[NROWS] = {"c-tree", "c+objects", "compile"};
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One parse in the given row's way; 0, or -1 with the Python error printed. */
 static int parse_once(int row, const char *src, PyObject *filename)
@@ -82,13 +70,13 @@ static int measure(int row, const char *src, PyObject *fn, int n, double *rate, 
         if (parse_once(row, src, fn) < 0)
             goto fail;
     for (int i = 0; i < n; i++) {
-        double t0 = now_s();
+        double t0 = (bench_now_us() / 1e6);
         if (parse_once(row, src, fn) < 0)
             goto fail;
-        t[i] = now_s() - t0;
+        t[i] = (bench_now_us() / 1e6) - t0;
         total += t[i];
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     *rate = n / total;
     *median_us = t[n / 2] * 1e6;
     free(t);
@@ -97,19 +85,6 @@ fail:
     PyErr_Print();
     free(t);
     return -1;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = malloc(1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
 }
 
 int main(int argc, char **argv)
@@ -127,11 +102,8 @@ int main(int argc, char **argv)
         }
     }
     const char *path = optind < argc ? argv[optind] : CODEQ_BENCH_PROGRAMS "/agent100.py";
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(0, &one);
-    sched_setaffinity(0, sizeof one, &one);
-    char *src = read_file(path);
+    size_t len;
+    char *src = bench_pin(0) == 0 ? bench_slurp(path, &len, 0) : NULL;
     if (!src || n < 10) {
         fprintf(stderr, "parser_floor: cannot read %s (or -n below 10)\n", path);
         return 1;

@@ -13,20 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "sandbox.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int bench(const char *profile, int n)
 {
@@ -42,9 +30,9 @@ static int bench(const char *profile, int n)
         return 1;
     for (int i = 0; i < n; i++) {
         sbx_result r;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         sbx_run(&c, &j, &r);
-        t[i] = now_ms() - t0;
+        t[i] = bench_now_ms() - t0;
         if (r.status != SBX_OK) {
             fprintf(stderr, "sandbox_bench: %s: job ended %s: %s\n", profile,
                     sbx_status_name(r.status), r.message);
@@ -54,7 +42,7 @@ static int bench(const char *profile, int n)
         }
         sbx_result_free(&r);
     }
-    qsort(t, (size_t)n, sizeof *t, cmp);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     printf("%-12s n=%d median %.1f ms  p90 %.1f ms  max %.1f ms\n", profile, n, t[n / 2],
            t[(n * 9) / 10], t[n - 1]);
     free(t);

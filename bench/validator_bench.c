@@ -24,13 +24,13 @@
 #define _GNU_SOURCE /* sched_setaffinity; the build defines it already */
 #endif
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "validator.h"
 
 #ifndef CODEQ_BENCH_PROGRAMS
@@ -58,41 +58,6 @@ typedef struct {
     double max_seconds; /* per measurement: stop early (and say so) rather than run forever */
     const char *policy, *json;
 } bench_opts;
-
-static double clock_us(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static double now_us(void) { return clock_us(CLOCK_MONOTONIC); }
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "codeq: bench: open %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 20;
-    char *buf = malloc(cap + 64); /* room for the distinct-mode suffix */
-    *len = buf ? fread(buf, 1, cap, f) : 0;
-    int bad = !buf || ferror(f) || !feof(f);
-    fclose(f);
-    if (bad) {
-        fprintf(stderr, "codeq: bench: read %s: %s\n", path, buf ? "larger than 1 MiB or unreadable" : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
 
 static int count_lines(const char *s, size_t len)
 {
@@ -148,17 +113,17 @@ static int measure(const bench_opts *o, const val_policy *pol, char *code, size_
         size_t l = distinct ? make_distinct(code, len, -1 - i) : len;
         if ((parse ? parse_once(code, l) : check_once(pol, code, l, &row->findings)) < 0) goto fail;
     }
-    double start = now_us(), total = 0, cpu0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
+    double start = bench_now_us(), total = 0, cpu0 = bench_clock_us(CLOCK_THREAD_CPUTIME_ID);
     int n = 0;
-    for (; n < o->iterations && (now_us() - start) < o->max_seconds * 1e6; n++) {
+    for (; n < o->iterations && (bench_now_us() - start) < o->max_seconds * 1e6; n++) {
         size_t l = distinct ? make_distinct(code, len, n) : len;
-        double t0 = now_us();
+        double t0 = bench_now_us();
         if ((parse ? parse_once(code, l) : check_once(pol, code, l, &row->findings)) < 0) goto fail;
-        t[n] = now_us() - t0;
+        t[n] = bench_now_us() - t0;
         total += t[n];
     }
-    row->cpu_per_sec = n / ((clock_us(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    row->cpu_per_sec = n / ((bench_clock_us(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     row->iterations = n;
     row->per_sec = n / (total / 1e6);
     row->mean_us = total / n;
@@ -235,22 +200,10 @@ static int usage(void)
     return 2;
 }
 
-static int pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) < 0) {
-        fprintf(stderr, "codeq: bench: sched_setaffinity(cpu %d): %s\n", cpu, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int run_program(const bench_opts *o, const val_policy *pol, const char *path, bench_row *rows)
 {
     size_t len;
-    char *code = slurp(path, &len);
+    char *code = bench_slurp(path, &len, 64); /* room for the distinct-mode suffix */
     if (!code) return -1;
     static const char *modes[] = {"cache-hit", "cache-off", "distinct", "parse-only"};
     for (int m = 0; m < NMODES; m++) {
@@ -290,7 +243,7 @@ int main(int argc, char **argv)
     int nprog = optind < argc ? argc - optind : 3;
     const char **progs = optind < argc ? (const char **)argv + optind : defaults;
     char err[256];
-    if (pin(o.cpu) < 0) return 1;
+    if (bench_pin(o.cpu) < 0) return 1;
     if (val_init(err, sizeof err) < 0) {
         fprintf(stderr, "codeq: bench: val_init: %s\n", err);
         return 1;

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 /* The hierarchies a job's cgroup lives in (cpu and cpuacct may be one, co-mounted). */
-enum { SBX_CG1_NCTL = 4 };
+enum { SBX_CG1_MEMORY, SBX_CG1_PIDS, SBX_CG1_CPU, SBX_CG1_CPUACCT, SBX_CG1_NCTL };
 static const char *const sbx_cg1_ctl[SBX_CG1_NCTL] = {"memory", "pids", "cpu", "cpuacct"};
 
 typedef struct {
@@ -56,23 +56,26 @@ static atomic_uint sbx_cg1_seq;
 static pthread_once_t sbx_cg1_once = PTHREAD_ONCE_INIT;
 static char sbx_cg1_parent[128];
 static int sbx_cg1_parent_rc;
-static char *sbx_cg1_mount[SBX_CG1_NCTL]; /* mount point per controller; NULL if a repeat */
+static char *sbx_cg1_mount[SBX_CG1_NCTL]; /* mount point per controller */
+static bool sbx_cg1_first[SBX_CG1_NCTL];  /* not co-mounted with an earlier one: join it */
+static bool sbx_cg1_memsw;                /* memory.memsw.* exists (swap accounting on) */
 
-/* Mount points once per process; a hierarchy co-mounted with an earlier one is left NULL, so
- * the init joins it once. */
+/* Mount points once per process, not per job: the job path (create, usage file, join) and
+ * the sweep all read them from here. */
 static int sbx_cg1_mounts(void)
 {
     for (int i = 0; i < SBX_CG1_NCTL; i++) {
         int rc = cgroup_get_subsys_mount_point(sbx_cg1_ctl[i], &sbx_cg1_mount[i]);
         if (rc != 0 || !sbx_cg1_mount[i])
             return rc ? rc : ECGFAIL;
+        sbx_cg1_first[i] = true;
         for (int j = 0; j < i; j++)
-            if (sbx_cg1_mount[j] && strcmp(sbx_cg1_mount[j], sbx_cg1_mount[i]) == 0) {
-                free(sbx_cg1_mount[i]);
-                sbx_cg1_mount[i] = NULL;
-                break;
-            }
+            if (strcmp(sbx_cg1_mount[j], sbx_cg1_mount[i]) == 0)
+                sbx_cg1_first[i] = false;
     }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/memory.memsw.limit_in_bytes", sbx_cg1_mount[SBX_CG1_MEMORY]);
+    sbx_cg1_memsw = access(path, F_OK) == 0;
     return 0;
 }
 
@@ -103,19 +106,6 @@ static int sbx_cg1_fail(sbx_proc *p, const char *what, const char *name, int rc)
     return sbx_fail(p, 0, "cgroup %s %s: %s", what, name, sbx_cgroup_strerror(rc));
 }
 
-static bool sbx_cg1_has_memsw(void)
-{
-    char *mp = NULL;
-    bool yes = false;
-    if (cgroup_get_subsys_mount_point("memory", &mp) == 0 && mp) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/memory.memsw.limit_in_bytes", mp);
-        yes = access(path, F_OK) == 0;
-    }
-    free(mp);
-    return yes;
-}
-
 static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
 {
     struct cgroup *cg = cgroup_new_cgroup(name);
@@ -128,7 +118,7 @@ static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
     uint64_t bytes = (uint64_t)l->memory_mb << 20;
     if (!mem || !pids || !cpu || !acct ||
         cgroup_add_value_uint64(mem, "memory.limit_in_bytes", bytes) ||
-        (sbx_cg1_has_memsw() ? cgroup_add_value_uint64(mem, "memory.memsw.limit_in_bytes", bytes)
+        (sbx_cg1_memsw ? cgroup_add_value_uint64(mem, "memory.memsw.limit_in_bytes", bytes)
                              : cgroup_add_value_uint64(mem, "memory.swappiness", 0)) ||
         cgroup_add_value_uint64(pids, "pids.max", l->pids) ||
         cgroup_add_value_uint64(cpu, "cpu.cfs_period_us", 100000) ||
@@ -141,14 +131,8 @@ static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
 
 static int sbx_cg1_open_usage(sbx_proc *p, sbx_cg1 *g)
 {
-    char *mp = NULL, path[PATH_MAX];
-    int rc = cgroup_get_subsys_mount_point("cpuacct", &mp);
-    if (rc != 0 || !mp) {
-        free(mp);
-        return sbx_cg1_fail(p, "mount point of", "cpuacct", rc);
-    }
-    snprintf(path, sizeof path, "%s/%s/cpuacct.usage", mp, g->name);
-    free(mp);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/cpuacct.usage", sbx_cg1_mount[SBX_CG1_CPUACCT], g->name);
     g->usage_fd = open(path, O_RDONLY | O_CLOEXEC);
     if (g->usage_fd < 0)
         return sbx_fail(p, errno, "cgroup open %s", path);
@@ -159,7 +143,7 @@ static int sbx_cg1_open_join(sbx_proc *p, sbx_cg1 *g)
 {
     char path[PATH_MAX];
     for (int i = 0; i < SBX_CG1_NCTL; i++) {
-        if (!sbx_cg1_mount[i])
+        if (!sbx_cg1_first[i])
             continue;
         snprintf(path, sizeof path, "%s/%s/tasks", sbx_cg1_mount[i], g->name);
         if ((g->join_fd[i] = open(path, O_WRONLY | O_CLOEXEC)) < 0)
@@ -314,6 +298,11 @@ static int sbx_cg1_probe(const char *parent, char *why, size_t whylen)
     sbx_limits_default(&l);
     char name[192];
     snprintf(name, sizeof name, "%s/selfcheck-%d", parent, (int)getpid());
+    int rc = sbx_cg1_mounts_once();
+    if (rc != 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup mount points: %s", sbx_cgroup_strerror(rc));
+        return -1;
+    }
     struct cgroup *cg = sbx_cg1_describe(name, &l);
     return sbx_cgroup_probe_cycle(cg, name, why, whylen);
 }
@@ -326,7 +315,7 @@ static int sbx_cg1_sweep(const char *parent)
     if (sbx_cg1_mounts_once() != 0)
         return -1;
     for (int i = 0; i < SBX_CG1_NCTL; i++) {
-        if (!sbx_cg1_mount[i])
+        if (!sbx_cg1_first[i])
             continue;
         snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[i], parent);
         int n = sbx_cgroup_sweep_dir(dir, parent);

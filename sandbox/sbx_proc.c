@@ -147,7 +147,10 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
         return -1;
     p->inproc = sbx_inproc != NULL;
     const char *iso = c->isolation ? c->isolation : "exec";
-    if (strcmp(iso, "exec") != 0 && strcmp(iso, "zygote") != 0)
+    const char *const *known = sbx_isolations;
+    while (*known && strcmp(iso, *known) != 0)
+        known++;
+    if (!*known)
         return sbx_fail(p, 0, "unknown isolation '%s' (known: exec, zygote)", iso);
     p->remote = !p->inproc && strcmp(iso, "zygote") == 0;
     p->uid_base = c->uid_base ? c->uid_base : def.uid_base;

@@ -68,6 +68,17 @@ int cli_uint(const char *name, const char *arg, unsigned *out)
     return 0;
 }
 
+int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg)
+{
+    for (const char *const *k = sbx_isolations; *k; k++)
+        if (strcmp(arg, *k) == 0) {
+            c->isolation = *k;
+            return 0;
+        }
+    fprintf(stderr, "codeq: %s: --isolation: exec or zygote, not '%s'\n", cmd, arg);
+    return -1;
+}
+
 int cli_limit_opt(sbx_limits *l, bool is_max, char *arg)
 {
     char *eq = strchr(arg, '=');

@@ -39,6 +39,9 @@ char *cli_read_file(const char *path, size_t *len);
 /* --limit-default / --limit-max NAME=VALUE: the operator's job limits. A maximum may only be
  * lowered below the sandbox's own ceiling (sbx_limits_max). Prints the error; -1 on bad input. */
 int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
+/* --isolation NAME: one of the sandbox's (sbx_isolations). Prints "codeq: CMD: ..."; -1 if
+ * unknown. */
+int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg);
 /* After all flags: defaults must lie within the maxima. */
 int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 

@@ -174,11 +174,7 @@ int cmd_run(int argc, char **argv)
         case 'i': id = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'I':
-            if (strcmp(optarg, "exec") != 0 && strcmp(optarg, "zygote") != 0) {
-                fprintf(stderr, "codeq: run: --isolation: exec or zygote, not '%s'\n", optarg);
-                goto out;
-            }
-            c.sandbox.isolation = optarg;
+            if (cli_isolation_opt(&c.sandbox, "run", optarg) < 0) goto out;
             break;
         case 'L': c.sandbox.zygote_preload = optarg; break;
         case 'S':

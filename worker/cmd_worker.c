@@ -121,11 +121,7 @@ int cmd_worker(int argc, char **argv)
         case 'r': c.sandbox.work_root = optarg; break;
         case 'C': c.sandbox.cgroup_parent = optarg; break;
         case 'I':
-            if (strcmp(optarg, "exec") != 0 && strcmp(optarg, "zygote") != 0) {
-                fprintf(stderr, "codeq: worker: --isolation: exec or zygote, not '%s'\n", optarg);
-                return 2;
-            }
-            c.sandbox.isolation = optarg;
+            if (cli_isolation_opt(&c.sandbox, "worker", optarg) < 0) return 2;
             break;
         case 'L': c.sandbox.zygote_preload = optarg; break;
         case 'S':
