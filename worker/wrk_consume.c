@@ -316,6 +316,7 @@ int wrk_worker_loop(const wrk_config *c)
             c->instance_id);
     int rc = run(&w);
     if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
+    w.leaving = true;
     bool can_close = wait_first_assignment(&w);
     if (can_close)
         rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left but to commit */

@@ -83,7 +83,12 @@ static void add_part(wrk_worker *w, wrk_part *p)
 static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
 {
     rd_kafka_topic_partition_list_t *c = rd_kafka_topic_partition_list_copy(l);
-    if (fetch_committed(w, c) == 0) {
+    /* An assignment that arrives while the consumer is closing is handed straight back by the
+     * close: nothing of it runs here, and its committed offsets cannot be read any more (the
+     * reads time out, 10 x 10 s, holding a SIGTERMed worker far past its grace period). */
+    if (w->leaving)
+        log_parts("assigned while leaving, not taken:", l);
+    else if (fetch_committed(w, c) == 0) {
         for (int i = 0; i < c->cnt; i++) {
             rd_kafka_topic_partition_t *t = &c->elems[i];
             wrk_part *p = wrk_part_new(t->topic, t->partition, t->offset, t->metadata,

@@ -20,6 +20,7 @@ typedef struct {
     uint64_t retry_at;      /* no commit before this after an abort */
     bool fatal;
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
+    bool leaving;           /* the loop is over: partitions assigned now are not taken */
     char why[512];
     unsigned long jobs_done, commits, aborts;
 } wrk_worker;
