@@ -143,6 +143,8 @@ typedef struct {
     const char *zygote_prelude;
     unsigned zygote_max_jobs;   /* restart a zygote after this many jobs; default 1000 */
     unsigned zygote_max_age_s;  /* ... or after this many seconds; default 600 */
+    unsigned zygote_start_ms;   /* longest a zygote may take to start (interpreter, preloads,
+                                 * warm-up job); default 10000 */
 } sbx_config;
 
 void sbx_config_default(sbx_config *c);

@@ -318,7 +318,7 @@ static int sbx_cg1_sweep(const char *parent)
         if (!sbx_cg1_first[i])
             continue;
         snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[i], parent);
-        int n = sbx_cgroup_sweep_dir(dir, parent);
+        int n = sbx_cgroup_sweep_dir(dir);
         removed += n > 0 ? n : 0;
     }
     return removed;

@@ -1,23 +1,23 @@
 /* sbx_cgroup2.c: cgroup v2 backend — the unified hierarchy of most production hosts.
  *
- * NOT TESTED on a v2 host: this development VM is v1 (its unified mount has no controllers).
- * Written against the kernel's Documentation/admin-guide/cgroup-v2.rst and libcgroup 2.0.2.
+ * Tested in CI on Debian 12's stock kernel with only cgroup2 mounted (tests/cgroup2/, a QEMU
+ * guest: this development VM is v1). Written against the kernel's
+ * Documentation/admin-guide/cgroup-v2.rst.
  *
- * Where: under the worker's own cgroup (from /proc/self/cgroup, "0::/path"), which is what a
- * delegated subtree gives us (systemd Delegate=yes, a container's cgroup namespace):
- * <own>/<parent>/job-<worker pid>-<n>. The "no internal processes" rule forbids enabling
- * controllers for the children of a cgroup that has processes of its own, so at the first
- * job, if <own> holds processes and is not the root, the worker moves itself into the leaf
- * <own>/codeq-worker (as nsjail does). Then "+memory +pids +cpu" is written to the
- * cgroup.subtree_control of <own> and of <own>/<parent> — plain file writes: libcgroup 2.0.2
- * has no call for it.
- * Per job, through libcgroup (create, attach, delete): memory.max = memory_mb,
- * memory.swap.max = 0 (where swap accounting exists; without it there is no swap to use
- * beyond what the host's own swap allows — run such hosts without swap), pids.max = pids, cpu.max = "100000 100000" (one CPU). Figures:
- * memory.peak (kernel >= 5.19; without it max RSS falls back to rusage), cpu.stat
- * usage_usec, and the oom_kill line of memory.events. The end: cgroup.kill (kernel >= 5.14)
- * kills every process at once, then rmdir, retried while exiting tasks leave.
- */
+ * Where (sbx_cg2_place, once per process, before any zygote is spawned so that zygotes
+ * inherit the decision): under our own cgroup (/proc/self/cgroup, "0::/path") when it is
+ * delegated to us — the host's root, systemd Delegate=yes, a container's cgroup namespace —
+ * moving ourselves into the leaf <own>/codeq-worker first if we are its only process (the
+ * "no internal processes" rule; as nsjail does); under the hierarchy's root when our cgroup is
+ * shared with processes that are not ours to move. Then <base>/<parent>/job-<pid>-<n> per job,
+ * with "+memory +pids +cpu" (and "+io" where present) written to each cgroup.subtree_control
+ * on the way — plain file writes: libcgroup 2.0.2 has no call for it.
+ * Per job, made with libcgroup (create, attach): memory.max = memory_mb, memory.swap.max = 0
+ * (where swap accounting exists; without it there is no swap to use beyond what the host's own
+ * swap allows — run such hosts without swap), pids.max = pids, cpu.max = "100000 100000" (one
+ * CPU). Figures: memory.peak (kernel >= 5.19; without it max RSS falls back to rusage),
+ * cpu.stat usage_usec, and the oom_kill line of memory.events. The end: cgroup.kill (kernel >=
+ * 5.14) kills every process at once, then rmdir, retried while exiting tasks leave. */
 #include "sbx_int.h"
 
 #include <errno.h>
@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #define SBX_CG2_MOUNT "/sys/fs/cgroup"
+#define SBX_CG2_LEAF "codeq-worker"
 
 typedef struct {
     struct cgroup *cg;
@@ -86,18 +87,30 @@ static int sbx_cg2_self(char *own, size_t n)
     line += 4;
     line[strcspn(line, "\n")] = '\0';
     /* Already moved into our leaf (sbx_cg2_leave_own) by an earlier set-up: its parent is ours. */
-    size_t len = strlen(line), k = strlen("codeq-worker");
-    if (len >= k && strcmp(line + len - k, "codeq-worker") == 0 && (len == k || line[len - k - 1] == '/'))
+    size_t len = strlen(line), k = strlen(SBX_CG2_LEAF);
+    if (len >= k && strcmp(line + len - k, SBX_CG2_LEAF) == 0 && (len == k || line[len - k - 1] == '/'))
         line[len == k ? 0 : len - k - 1] = '\0';
     snprintf(own, n, "%s", line);
     return 0;
 }
 
-/* Moves the whole worker into the leaf <own>/codeq-worker ("no internal processes"). */
-static int sbx_cg2_leave_own(const char *own, char *step, size_t n)
+/* Whether the only process in `dir` is this one (cgroup.procs lists thread-group ids). */
+static bool sbx_cg2_alone(const char *dir)
+{
+    char path[1000], buf[4096];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    if (sbx_cg2_read(path, buf, sizeof buf) < 0)
+        return false;
+    char *end;
+    long pid = strtol(buf, &end, 10);
+    return end != buf && pid == (long)getpid() && (*end == '\0' || (*end == '\n' && !end[1]));
+}
+
+/* Moves the whole worker (every thread) into the leaf <dir>/codeq-worker. */
+static int sbx_cg2_leave_own(const char *dir, char *step, size_t n)
 {
     char pid[32];
-    snprintf(step, n, SBX_CG2_MOUNT "/%s/codeq-worker", own);
+    snprintf(step, n, "%s/" SBX_CG2_LEAF, dir);
     if (mkdir(step, 0755) < 0 && errno != EEXIST)
         return -1;
     snprintf(step + strlen(step), n - strlen(step), "/cgroup.procs");
@@ -105,27 +118,80 @@ static int sbx_cg2_leave_own(const char *own, char *step, size_t n)
     return sbx_cg2_write(step, pid);
 }
 
-/* Makes <own>/<parent> a place where job cgroups get memory, pids and cpu; once. */
-static int sbx_cg2_setup(const char *parent, char *why, size_t whylen)
+/* Whether the space-separated `list` names `word`. */
+static bool sbx_cg2_listed(const char *list, const char *word)
 {
-    static const char ctl[] = "+memory +pids +cpu";
-    char own[800], step[2048];
+    size_t k = strlen(word);
+    for (const char *s = list; (s = strstr(s, word)); s += k)
+        if ((s == list || s[-1] == ' ') && (s[k] == ' ' || s[k] == '\n' || s[k] == '\0'))
+            return true;
+    return false;
+}
+
+/* Enables our controllers for the children of `dir` ("" = the mount's root). io is taken
+ * where the hierarchy has it (an I/O limit needs it), the other three are required. */
+static int sbx_cg2_enable(const char *dir, char *step, size_t n)
+{
+    char have[512];
+    snprintf(step, n, SBX_CG2_MOUNT "%s/cgroup.controllers", dir);
+    if (sbx_cg2_read(step, have, sizeof have) < 0)
+        return -1;
+    snprintf(step, n, SBX_CG2_MOUNT "%s/cgroup.subtree_control", dir);
+    bool io = sbx_cg2_listed(have, "io");
+    for (const char *const *c = (const char *const[]){"memory", "pids", "cpu", NULL}; *c; c++)
+        if (!sbx_cg2_listed(have, *c)) {
+            snprintf(step, n, SBX_CG2_MOUNT "%s/cgroup.controllers (no %s controller delegated)",
+                     dir, *c);
+            errno = ENOENT;
+            return -1;
+        }
+    return sbx_cg2_write(step, io ? "+memory +pids +cpu +io" : "+memory +pids +cpu");
+}
+
+/* Where job cgroups can go: our own cgroup where it is ours to divide, else the root.
+ *  - Our own cgroup, delegated to us (systemd Delegate=yes, a container's cgroup namespace,
+ *    the host's root): its controllers are enabled for its children. The "no internal
+ *    processes" rule refuses that (EBUSY) while it holds processes, so if we are alone in
+ *    it we first move into the leaf <own>/codeq-worker, as nsjail does.
+ *  - Shared with other processes (a login session's scope, a test runner's service): we
+ *    must not move them, so the jobs go under the hierarchy's root instead, where the rule
+ *    does not apply — as the cgroupfs driver of container engines does.
+ * The result, base, is a directory relative to the mount: "/path", or "" for its root. */
+static int sbx_cg2_place(char *base, size_t n, char *step, size_t sn)
+{
+    char own[800], dir[900];
     if (sbx_cg2_self(own, sizeof own) < 0) {
-        snprintf(why, whylen, SBX_PREFIX "cgroup: /proc/self/cgroup: %s", strerrordesc_np(errno));
+        snprintf(step, sn, "/proc/self/cgroup");
         return -1;
     }
-    const char *sep = own[0] ? "/" : "";
-    snprintf(step, sizeof step, SBX_CG2_MOUNT "%s%s/cgroup.subtree_control", sep, own);
-    int rc = sbx_cg2_write(step, ctl);
-    if (rc < 0 && errno == EBUSY && own[0]) {
-        rc = sbx_cg2_leave_own(own, step, sizeof step);
-        if (rc == 0) {
-            snprintf(step, sizeof step, SBX_CG2_MOUNT "/%s/cgroup.subtree_control", own);
-            rc = sbx_cg2_write(step, ctl);
-        }
+    snprintf(base, n, "%s%s", own[0] ? "/" : "", own);
+    snprintf(dir, sizeof dir, SBX_CG2_MOUNT "%s", base);
+    if (sbx_cg2_enable(base, step, sn) == 0)
+        return 0;
+    if (errno != EBUSY)
+        return -1;
+    if (sbx_cg2_alone(dir)) {
+        if (sbx_cg2_leave_own(dir, step, sn) < 0)
+            return -1;
+        return sbx_cg2_enable(base, step, sn);
     }
+    if (!own[0]) { /* the root of a cgroup namespace, shared: nowhere to go */
+        snprintf(step, sn, "%s (other processes share this cgroup; run the worker alone in "
+                 "a delegated cgroup)", dir);
+        errno = EBUSY;
+        return -1;
+    }
+    base[0] = '\0';
+    return sbx_cg2_enable(base, step, sn);
+}
+
+/* Makes <base>/<parent> a place where job cgroups get memory, pids and cpu; once. */
+static int sbx_cg2_setup(const char *parent, char *why, size_t whylen)
+{
+    char base[850], step[2048];
+    int rc = sbx_cg2_place(base, sizeof base, step, sizeof step);
     if (rc == 0) {
-        snprintf(step, sizeof step, SBX_CG2_MOUNT "%s%s/%s", sep, own, parent);
+        snprintf(step, sizeof step, SBX_CG2_MOUNT "%s/%s", base, parent);
         rc = mkdir(step, 0755) < 0 && errno != EEXIST ? -1 : 0;
     }
     if (rc == 0) {
@@ -143,14 +209,16 @@ static int sbx_cg2_setup(const char *parent, char *why, size_t whylen)
         size_t at = strlen(step);
         snprintf(step + at, sizeof step - at, "/memory.swap.max");
         sbx_cg2_swap = access(step, F_OK) == 0;
-        snprintf(step + at, sizeof step - at, "/cgroup.subtree_control");
-        rc = sbx_cg2_write(step, ctl);
+        char dir[1000];
+        snprintf(dir, sizeof dir, "%s/%s", base, parent);
+        rc = sbx_cg2_enable(dir, step, sizeof step);
     }
     if (rc < 0) {
         snprintf(why, whylen, SBX_PREFIX "cgroup %s: %s", step, strerrordesc_np(errno));
         return -1;
     }
-    snprintf(sbx_cg2_own, sizeof sbx_cg2_own, "%s%s%s", own, sep, parent);
+    snprintf(sbx_cg2_own, sizeof sbx_cg2_own, "%s%s%s", base[0] ? base + 1 : "",
+             base[0] ? "/" : "", parent);
     return 0;
 }
 
@@ -282,6 +350,8 @@ static int sbx_cg2_empty(sbx_cg2 *g)
     return -1;
 }
 
+/* libcgroup 2.0.2 is not used for the removal: on a v2 hierarchy cgroup_delete_cgroup_ext()
+ * removes the one directory once per controller and fails with ENOENT on the second. */
 static int sbx_cg2_destroy(sbx_proc *p)
 {
     sbx_cg2 *g = p->cg;
@@ -291,9 +361,8 @@ static int sbx_cg2_destroy(sbx_proc *p)
     if (g->cg) {
         if (sbx_cg2_empty(g) < 0)
             rc = sbx_fail(p, 0, "cgroup %s: processes left after kill", g->name);
-        int drc = sbx_cgroup_delete_retry(g->cg, 0);
-        if (drc != 0 && rc == 0)
-            rc = sbx_fail(p, 0, "cgroup remove %s: %s", g->name, sbx_cgroup_strerror(drc));
+        if (sbx_cgroup_rmdir_retry(g->dir) < 0 && rc == 0)
+            rc = sbx_fail(p, errno, "cgroup remove %s", g->name);
         cgroup_free(&g->cg);
     }
     free(g);
@@ -307,10 +376,21 @@ static int sbx_cg2_probe(const char *parent, char *why, size_t whylen)
         return -1;
     sbx_limits l;
     sbx_limits_default(&l);
-    char name[1200];
+    char name[1200], dir[1300];
     snprintf(name, sizeof name, "%s/selfcheck-%d", sbx_cg2_own, (int)getpid());
+    snprintf(dir, sizeof dir, SBX_CG2_MOUNT "/%s", name);
     struct cgroup *cg = sbx_cg2_describe(name, &l);
-    return sbx_cgroup_probe_cycle(cg, name, why, whylen);
+    int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
+    cgroup_free(&cg);
+    if (rc != 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup create %s: %s", name, sbx_cgroup_strerror(rc));
+        return -1;
+    }
+    if (sbx_cgroup_rmdir_retry(dir) < 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup remove %s: %s", name, strerrordesc_np(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int sbx_cg2_sweep(const char *parent)
@@ -319,7 +399,7 @@ static int sbx_cg2_sweep(const char *parent)
     if (sbx_cg2_ready(parent, why, sizeof why) < 0)
         return -1;
     snprintf(dir, sizeof dir, SBX_CG2_MOUNT "/%s", sbx_cg2_own);
-    return sbx_cgroup_sweep_dir(dir, sbx_cg2_own);
+    return sbx_cgroup_sweep_dir(dir);
 }
 
 const sbx_cgroup_ops sbx_cgroup_v2 = {
@@ -331,4 +411,5 @@ const sbx_cgroup_ops sbx_cgroup_v2 = {
     .destroy = sbx_cg2_destroy,
     .probe = sbx_cg2_probe,
     .sweep = sbx_cg2_sweep,
+    .place = sbx_cg2_ready,
 };

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/statfs.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 enum { SBX_CG_POLL_MS = 100 };
 
@@ -82,6 +84,19 @@ static int sbx_cgroup_prepare(sbx_proc *p)
     if (!p->cg_ops)
         return sbx_fail(p, 0, "%s", why);
     return p->cg_ops->create(p);
+}
+
+int sbx_cgroup_place(sbx_proc *p)
+{
+    char why[300];
+    if (!p->use_cgroup)
+        return 0;
+    const sbx_cgroup_ops *ops = sbx_cgroup_backend(why, sizeof why);
+    if (!ops)
+        return sbx_fail(p, 0, "%s", why);
+    if (ops->place && ops->place(p->cgroup_parent, why, sizeof why) < 0)
+        return sbx_fail(p, 0, "%s", why + strlen(SBX_PREFIX));
+    return 0;
 }
 
 int sbx_cgroup_join(sbx_proc *p)
@@ -162,12 +177,25 @@ int sbx_cgroup_delete_retry(struct cgroup *cg, int flags)
     return rc;
 }
 
-/* Only empty cgroups are removed (CGFLAG_DELETE_EMPTY_ONLY), and only those whose creator
- * (the pid in job-<pid>-<n>) no longer exists: a job's creator removes its cgroup itself
- * unless it was killed first, and the job's init dies with it (PR_SET_PDEATHSIG), so an
- * orphan empties by itself. Nothing is killed here: in a misconfiguration where workers in
- * different pid namespaces share one parent, the pid test cannot tell theirs apart. */
-int sbx_cgroup_sweep_dir(const char *dir, const char *rel)
+int sbx_cgroup_rmdir_retry(const char *dir)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        if (rmdir(dir) == 0)
+            return 0;
+        if (errno != EBUSY)
+            return -1;
+        sbx_cgroup_sleep_ms(5);
+    }
+    return -1;
+}
+
+/* Only empty cgroups are removed (rmdir refuses the others with EBUSY, in every hierarchy of
+ * either version), and only those whose creator (the pid in job-<pid>-<n>) no longer exists:
+ * a job's creator removes its cgroup itself unless it was killed first, and the job's init
+ * dies with it (PR_SET_PDEATHSIG), so an orphan empties by itself. Nothing is killed here: in
+ * a misconfiguration where workers in different pid namespaces share one parent, the pid test
+ * cannot tell theirs apart. */
+int sbx_cgroup_sweep_dir(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -181,13 +209,8 @@ int sbx_cgroup_sweep_dir(const char *dir, const char *rel)
         if (sscanf(e->d_name, "job-%d-%u%c", &pid, &n, &extra) != 2 || pid <= 0 ||
             kill(pid, 0) == 0 || errno != ESRCH)
             continue;
-        char name[1400];
-        snprintf(name, sizeof name, "%s/%s", rel, e->d_name);
-        struct cgroup *cg = cgroup_new_cgroup(name);
-        if (cg && cgroup_get_cgroup(cg) == 0 &&
-            cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY) == 0)
+        if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
             removed++;
-        cgroup_free(&cg);
     }
     closedir(d);
     return removed;

@@ -222,6 +222,10 @@ struct sbx_cgroup_ops {
     int (*destroy)(sbx_proc *p);     /* kill what is left, remove the cgroup */
     int (*probe)(const char *parent, char *why, size_t whylen); /* self-check */
     int (*sweep)(const char *parent); /* sbx_cgroup_sweep() for this backend */
+    /* Settles, once per process, where this process's job cgroups go (or NULL: nothing to
+     * settle). v2 may move the process itself (sbx_cgroup2.c), so a parent that spawns
+     * helpers that make job cgroups (zygotes) settles it first, for them to inherit. */
+    int (*place)(const char *parent, char *why, size_t whylen);
 };
 
 extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
@@ -229,6 +233,8 @@ extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
  * every file of the new group (libcgroup 2.0 api.c). Ours are root's, made by root, and no job
  * is ever given one: the chown walk was ~6% of a zygote job's CPU (kernfs lookups). */
 #define SBX_CG_KEEP_OWNER 1
+/* Runs the backend's place hook for p's cgroup parent, if p uses cgroups. 0, or -1 reported. */
+int sbx_cgroup_place(sbx_proc *p);
 /* The backend for this host, or NULL with the reason (e.g. no cgroup file system). */
 const sbx_cgroup_ops *sbx_cgroup_backend(char *why, size_t whylen);
 /* libcgroup's error for rc, with errno when it says ECGOTHER. */
@@ -240,9 +246,11 @@ void sbx_cgroup_sleep_ms(int ms);
 /* Removes a cgroup, retrying for up to a second while the kernel still counts the job's last
  * processes in it; libcgroup's last error code, or 0. */
 int sbx_cgroup_delete_retry(struct cgroup *cg, int flags);
-/* Removes the empty job-<pid>-<n> cgroups in `dir` (libcgroup name `rel`) whose creating
- * process is gone; how many, or -1 if dir cannot be read. */
-int sbx_cgroup_sweep_dir(const char *dir, const char *rel);
+/* Removes the empty job-<pid>-<n> cgroups in `dir` (absolute) whose creating process is
+ * gone; how many, or -1 if dir cannot be read. */
+int sbx_cgroup_sweep_dir(const char *dir);
+/* rmdir(dir), retried while exiting tasks still hold it (EBUSY); 0, or -1 with errno. */
+int sbx_cgroup_rmdir_retry(const char *dir);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
 
 /* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins

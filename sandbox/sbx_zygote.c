@@ -137,13 +137,13 @@ static int sbx_zy_exec(sbx_proc *p, const sbx_config *c, int theirs, pid_t *pid)
     return 0;
 }
 
-/* Waits for the zygote's "ready" (its interpreter is up), bounded by SBX_ZY_READY_MS. */
-static int sbx_zy_wait_ready(sbx_proc *p, struct sbx_zy *z)
+/* Waits for the zygote's "ready" (its interpreter is up), bounded by start_ms. */
+static int sbx_zy_wait_ready(sbx_proc *p, struct sbx_zy *z, unsigned start_ms)
 {
     struct pollfd f = {.fd = z->sock, .events = POLLIN};
     int r;
     do
-        r = poll(&f, 1, SBX_ZY_READY_MS);
+        r = poll(&f, 1, (int)(start_ms ? start_ms : SBX_ZY_READY_MS));
     while (r < 0 && errno == EINTR);
     if (r <= 0)
         return sbx_fail(p, r == 0 ? ETIMEDOUT : errno, "zygote %d: no ready message", (int)z->pid);
@@ -166,7 +166,9 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
     }
     struct sbx_zy *z = calloc(1, sizeof *z);
     pid_t pid = 0;
-    int rc = z ? sbx_zy_exec(p, c, sv[1], &pid) : sbx_fail(p, ENOMEM, "zygote");
+    /* Where job cgroups go is settled here, before the zygote inherits our cgroup. */
+    int rc = !z ? sbx_fail(p, ENOMEM, "zygote")
+             : sbx_cgroup_place(p) < 0 ? -1 : sbx_zy_exec(p, c, sv[1], &pid);
     close(sv[1]);
     if (rc < 0) {
         close(sv[0]);
@@ -178,7 +180,7 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
                          .max_jobs = c->zygote_max_jobs ? c->zygote_max_jobs : 1000,
                          .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600)};
     snprintf(z->key, sizeof z->key, "%s", key);
-    if (sbx_zy_wait_ready(p, z) < 0) {
+    if (sbx_zy_wait_ready(p, z, c->zygote_start_ms) < 0) {
         sbx_zy_retire(z, false);
         return NULL;
     }
@@ -265,6 +267,7 @@ static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     full.zygote_prelude = c->zygote_prelude;
     full.zygote_max_jobs = c->zygote_max_jobs;
     full.zygote_max_age_s = c->zygote_max_age_s;
+    full.zygote_start_ms = c->zygote_start_ms;
     full.profile = p->profile;
     full.python = p->python;
     full.work_root = p->work_root;

@@ -55,6 +55,18 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
+int cli_zygote_start_opt(sbx_config *c, const char *arg)
+{
+    unsigned v;
+    if (cli_uint("zygote-start-ms", arg, &v) < 0) return -1;
+    if (v > 600000) {
+        fprintf(stderr, "codeq: --zygote-start-ms %u is above 600000 (10 minutes)\n", v);
+        return -1;
+    }
+    c->zygote_start_ms = v;
+    return 0;
+}
+
 int cli_uint(const char *name, const char *arg, unsigned *out)
 {
     char *end;

@@ -42,6 +42,8 @@ int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
 /* --isolation NAME: one of the sandbox's (sbx_isolations). Prints "codeq: CMD: ..."; -1 if
  * unknown. */
 int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg);
+/* --zygote-start-ms N, at most 10 minutes: -1 with a message on bad input. */
+int cli_zygote_start_opt(sbx_config *c, const char *arg);
 /* After all flags: defaults must lie within the maxima. */
 int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 

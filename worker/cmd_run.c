@@ -28,6 +28,8 @@ static const char run_help[] =
     "                       (docs/zygote.md); exec: a fresh interpreter per job\n"
     "  --zygote-preload L   zygote mode: modules (comma-separated) the zygote imports\n"
     "                       once (default: every installed module the policy allows)\n"
+    "  --zygote-start-ms N  zygote mode: longest its start may take (default 10000; a\n"
+    "                       slow host, or emulation, needs more)\n"
     "  -h, --help           this help\n\n"
     "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
 
@@ -154,6 +156,7 @@ int cmd_run(int argc, char **argv)
         {"sandbox-profile", required_argument, NULL, 'S'},
         {"isolation", required_argument, NULL, 'I'},
         {"zygote-preload", required_argument, NULL, 'L'},
+        {"zygote-start-ms", required_argument, NULL, 'Z'},
         {"input", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
@@ -177,6 +180,9 @@ int cmd_run(int argc, char **argv)
             if (cli_isolation_opt(&c.sandbox, "run", optarg) < 0) goto out;
             break;
         case 'L': c.sandbox.zygote_preload = optarg; break;
+        case 'Z':
+            if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) goto out;
+            break;
         case 'S':
             c.sandbox.profile = optarg;
             wrk_result_profile(optarg);
