@@ -38,10 +38,13 @@ static const char worker_help[] =
     "                            execve (docs/zygote.md); exec: a fresh one per job\n"
     "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
     "                            (default: every installed module the policy allows)\n"
+    "      --zygote-start-ms N   zygote mode: longest a zygote's start may take (10000)\n"
+    "      --heartbeat-file F    touch F every 2 s while the main loop turns (a liveness\n"
+    "                            probe checks its age); removed on exit\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
-       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX };
+       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT };
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -87,6 +90,8 @@ int cmd_worker(int argc, char **argv)
         {"sandbox-profile", required_argument, NULL, 'S'},
         {"isolation", required_argument, NULL, 'I'},
         {"zygote-preload", required_argument, NULL, 'L'},
+        {"zygote-start-ms", required_argument, NULL, 'Z'},
+        {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -110,6 +115,7 @@ int cmd_worker(int argc, char **argv)
                 return 2;
             break;
         case 'w': worker_id = optarg; break;
+        case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
@@ -124,6 +130,9 @@ int cmd_worker(int argc, char **argv)
             if (cli_isolation_opt(&c.sandbox, "worker", optarg) < 0) return 2;
             break;
         case 'L': c.sandbox.zygote_preload = optarg; break;
+        case 'Z':
+            if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) return 2;
+            break;
         case 'S':
             c.sandbox.profile = optarg;
             wrk_result_profile(optarg);

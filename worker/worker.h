@@ -48,6 +48,7 @@ typedef struct {
     int drain_ms;               /* on revoke: how long in-flight jobs may finish */
     int grace_ms;               /* on SIGTERM: how long in-flight jobs may finish */
     const val_policy *policy;   /* validator policy (--policy); NULL: the built-in "strict" */
+    const char *heartbeat_path; /* touched by the main loop while it turns; NULL: none */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);

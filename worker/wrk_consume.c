@@ -8,7 +8,10 @@
  * SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period, kill
  * the rest, commit, leave the group. A fatal producer error ends the process non-zero so
  * that its orchestrator restarts it. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +239,16 @@ static void report(wrk_worker *w, uint64_t *next)
             w->aborts);
 }
 
+/* The loop is turning: a liveness probe reads the file's age (deploy/kubernetes/). */
+static void heartbeat(wrk_worker *w, uint64_t *next)
+{
+    uint64_t now = wrk_now_ms();
+    if (w->beat_fd < 0 || now < *next) return;
+    *next = now + 2000;
+    if (futimens(w->beat_fd, NULL) < 0)
+        wrk_log("worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
+}
+
 static void kill_all(wrk_worker *w, const char *why)
 {
     for (size_t i = 0; i < w->nparts; i++)
@@ -267,8 +280,9 @@ static void shut_down(wrk_worker *w)
 
 static int run(wrk_worker *w)
 {
-    uint64_t next_report = wrk_now_ms() + 10000;
+    uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0;
     while (!stop_requested && !w->fatal) {
+        heartbeat(w, &next_beat);
         wrk_slots_service(w, w->running ? 10 : 0);
         intake(w, w->running ? 0 : 50);
         rd_kafka_poll(w->p, 0);
@@ -304,11 +318,18 @@ static bool wait_first_assignment(wrk_worker *w)
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
-    wrk_worker w = {.c = c};
+    wrk_worker w = {.c = c, .beat_fd = -1};
     install_signals();
+    if (c->heartbeat_path &&
+        (w.beat_fd = open(c->heartbeat_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+        fprintf(stderr, "codeq: worker: heartbeat file %s: %s\n", c->heartbeat_path,
+                strerror(errno));
+        return 1;
+    }
     if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
         if (w.p) rd_kafka_destroy(w.p);
+        if (w.beat_fd >= 0) unlink(c->heartbeat_path);
         return 1;
     }
     wrk_log("worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
@@ -331,5 +352,9 @@ int wrk_worker_loop(const wrk_config *c)
     if (can_close) rd_kafka_destroy(w.k);
     rd_kafka_destroy(w.p);
     if (w.fatal) fprintf(stderr, "%s\n", w.why);
+    if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
+        close(w.beat_fd);
+        unlink(c->heartbeat_path);
+    }
     return rc;
 }

@@ -23,6 +23,7 @@ typedef struct {
     bool leaving;           /* the loop is over: partitions assigned now are not taken */
     char why[512];
     unsigned long jobs_done, commits, aborts;
+    int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 
 /* wrk_slots.c */

@@ -57,10 +57,15 @@ def read_topic(topic):
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
 
 
+HEARTBEAT = LOGDIR / "w1.heartbeat"  # w1's --heartbeat-file (the Kubernetes liveness probe's)
+
+
 def start_worker(name):
     log = open(LOGDIR / f"{name}.log", "a")
+    beat = ["--heartbeat-file", str(HEARTBEAT)] if name == "w1" else []
     return subprocess.Popen([BIN, "worker", "-b", BROKERS, "-g", GROUP, "--worker-id", name,
-                             "--instance-id", name, *WORKER_ISOLATION_ARGS, *TOPIC_ARGS], stdout=log, stderr=subprocess.STDOUT)
+                             "--instance-id", name, *WORKER_ISOLATION_ARGS, *TOPIC_ARGS, *beat],
+                            stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop(proc, name, grace=30):
@@ -146,8 +151,15 @@ try:
     F.check(trail[None] == ["dead_lettered"], f"dead-letter audit events: {trail[None]}")
     print(f"kafka_e2e: {len(audit)} audit events, {len(all_results)} results on the topic", flush=True)
 
+    # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
+    ages = []
+    for _ in range(3):
+        time.sleep(2.5)
+        ages.append(time.time() - HEARTBEAT.stat().st_mtime if HEARTBEAT.exists() else None)
+    F.check(all(a is not None and a < 4 for a in ages), f"heartbeat ages {ages}, want each < 4 s")
     for n, w in workers.items():
         stop(w, n)
+    F.check(not HEARTBEAT.exists(), "heartbeat file left after the worker stopped")
     # Offsets were committed: a worker joining the same group finds nothing left to run.
     before = len(all_results)
     w3 = start_worker("w3")
