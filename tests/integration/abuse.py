@@ -74,13 +74,20 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import abuse_host as host  # noqa: E402
-from codeq_test import BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, Failures, schema_errors  # noqa: E402
+from codeq_test import (BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures,  # noqa: E402
+                        schema_errors)
 
 ABUSE = SRC / "tests" / "abuse"
 PROLOGUE = (ABUSE / "_prologue.py").read_text()
 SUITE = secrets.token_hex(4)
 CANARY = f"canary-{secrets.token_hex(8)}"
 DEFAULT_WALL_MS = 5000
+# CODEQ_TEST_TIME_SCALE=N (the cgroup v2 guest under software emulation, tests/cgroup2/): a
+# process runs up to ~40x slower there, so every time in the suite is scaled by N: the jobs'
+# wall and CPU limits (so that a memory bomb reaches its allocation before its deadline), the
+# time expectations and the runner's own bounds. What is checked is unchanged.
+SCALE = TIME_SCALE
+MAX_TIME_MS = 60000  # the built-in ceiling of wall_ms and cpu_ms: a scaled limit stays within
 F = Failures()
 OUR_PIDS = set()  # every `codeq run` this suite started: job cgroups are named job-<pid>-<n>
 TOKENS = set()  # every case token of this run (another run of the suite may be going on)
@@ -203,6 +210,8 @@ def check_expect(e, r, run, problems):
                else run.elapsed_ms, "cpu-ms": (r.get("usage") or {}).get("cpu_ms"),
                "artifacts-count": len(r.get("artifacts") or []),
                "host-procs": run.peak, "codeq-rss-mb": run.rss_mb}.get(k)
+        if k in ("wall-ms", "cpu-ms"):
+            v = int(v) * SCALE
         if got is None or got > int(v):
             problems.append(f"{k} {got}, want <= {v}")
     elif k == "stdout-contains" and v not in out:
@@ -236,6 +245,19 @@ def check_expect(e, r, run, problems):
         problems.append(f"unknown expectation {e!r}")
 
 
+def scaled_limits(limits):
+    """The case's limits with its times scaled by SCALE; one above the maximum (a case that
+    tests the refusal) is left as it is."""
+    if SCALE == 1:
+        return dict(limits)
+    out = dict(limits)
+    for k in ("wall_ms", "cpu_ms"):
+        v = limits.get(k, DEFAULT_WALL_MS)
+        if v <= MAX_TIME_MS:
+            out[k] = min(v * SCALE, MAX_TIME_MS)
+    return out
+
+
 def run_case(path):
     """Runs one case: (name, problems, note explaining a not-counted case or None, whether the
     job's cgroup was seen while it ran)."""
@@ -249,8 +271,9 @@ def run_case(path):
     token = "cqab" + secrets.token_hex(4)
     TOKENS.add(token)
     job_id = f"abuse-{name}-{token}"
-    args, problems = limit_args(h["limits"])
-    wall = h["limits"].get("wall_ms", DEFAULT_WALL_MS)
+    limits = scaled_limits(h["limits"])
+    args, problems = limit_args(limits)
+    wall = limits.get("wall_ms", DEFAULT_WALL_MS)
     ctx = {"token": token, "suite": SUITE, "runner_pid": os.getpid()}
     sentinel = host.Sentinel() if "sentinel" in h["host"] else None
     listener = host.Listener() if "listener" in h["host"] else None
@@ -268,10 +291,10 @@ def run_case(path):
         stdin.write_text(json.dumps(ctx))
         argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", job_id, *POLICY, *args, "--stdin", str(stdin),
                 str(prog)]
-        run = Run(argv, env, hard_s=min(wall / 1000 + 30, 90))  # 83 asks for an hour
+        run = Run(argv, env, hard_s=min(wall / 1000 + 30 * SCALE, 90 * SCALE))  # 83 asks for an hour
     if run.killed:
         problems.append("codeq run did not end within wall + 30 s or 90 s (killed by the runner)")
-    if run.elapsed_ms > wall + 3000 + ZYGOTE_START_MS:
+    if run.elapsed_ms > wall + (3000 + ZYGOTE_START_MS) * SCALE:
         problems.append(f"codeq run took {run.elapsed_ms} ms, wall limit {wall} ms")
     try:
         r = json.loads(run.stdout)
@@ -286,7 +309,7 @@ def run_case(path):
             problems.append(f"rejected by the validator, never reached the sandbox: {r.get('findings')}")
         job_wall = (r.get("usage") or {}).get("wall_ms")
         if r.get("status") not in ("invalid", "rejected", "expired") and \
-                (job_wall is None or job_wall > wall + 1000):
+                (job_wall is None or job_wall > wall + 1000 * SCALE):
             problems.append(f"the job ran {job_wall} ms by its own usage, wall limit {wall} ms")
         raw = r.get("stdout", "") + r.get("stderr", "")
         for k in ("stdout_base64", "stderr_base64"):

@@ -67,6 +67,11 @@ class Failures:
 # worker's default (zygote), so that what operators get by default is what the Kafka tests test.
 ISOLATION = os.environ.get("CODEQ_TEST_ISOLATION", "exec")
 ISOLATION_ARGS = [f"--isolation={ISOLATION}"]
+# CODEQ_TEST_TIME_SCALE=N: processes run N times slower here than on the host (the cgroup v2
+# guest under emulation, tests/cgroup2/): a zygote's start gets N times its default 10 s.
+TIME_SCALE = max(1, min(60, int(os.environ.get("CODEQ_TEST_TIME_SCALE", "1"))))
+if ISOLATION == "zygote" and TIME_SCALE > 1:
+    ISOLATION_ARGS.append(f"--zygote-start-ms={10000 * TIME_SCALE}")
 WORKER_ISOLATION_ARGS = ([f"--isolation={os.environ['CODEQ_TEST_ISOLATION']}"]
                          if os.environ.get("CODEQ_TEST_ISOLATION") else [])
 
