@@ -1,4 +1,6 @@
 /* codeq topics: create codeq's topics on a real broker (operators, tests). */
+#include <string.h>
+
 #include "cli.h"
 #include "wrk_internal.h"
 
@@ -7,6 +9,8 @@ static const char topics_help[] =
     "Create the jobs, results, audit and dead-letter topics if they do not exist.\n\n"
     CLI_KAFKA_HELP
     "  -p, --partitions N        partitions per topic (default 4)\n"
+    "  -c, --config NAME=VALUE   topic configuration for the topics created, repeatable\n"
+    "                            (e.g. max.message.bytes=2097152)\n"
     "  -h, --help                this help\n";
 
 int cmd_topics(int argc, char **argv)
@@ -14,20 +18,32 @@ int cmd_topics(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_KAFKA_LONGOPTS,
         {"partitions", required_argument, NULL, 'p'},
+        {"config", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     wrk_kafka_opts o;
     unsigned parts = 4;
+    const char *cfg[16][2];
+    int ncfg = 0;
     char err[512];
     int opt;
     wrk_kafka_opts_default(&o);
-    while ((opt = getopt_long(argc, argv, "b:X:p:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "b:X:p:c:h", longopts, NULL)) != -1) {
         int k = cli_kafka_opt(opt, optarg, &o);
         if (k < 0) return 2;
         if (k > 0) continue;
         if (opt == 'p') {
             if (cli_uint("partitions", optarg, &parts) < 0) return 2;
+        } else if (opt == 'c') {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || ncfg == 16) {
+                fprintf(stderr, "codeq: topics: --config expects NAME=VALUE (at most 16)\n");
+                return 2;
+            }
+            *eq = '\0';
+            cfg[ncfg][0] = optarg;
+            cfg[ncfg++][1] = eq + 1;
         } else if (opt == 'h') {
             fputs(topics_help, stdout);
             return 0;
@@ -36,7 +52,8 @@ int cmd_topics(int argc, char **argv)
             return 2;
         }
     }
-    if (wrk_kafka_create_topics(&o, (int)parts, err, sizeof err) < 0) {
+    if (wrk_kafka_create_topics(&o, (int)parts, (const char *const(*)[2])cfg, ncfg, err,
+                                sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

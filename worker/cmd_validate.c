@@ -28,7 +28,7 @@ static int check_file(const char *path, bool as_json, const val_policy *policy)
         return 2;
     }
     if (as_json) {
-        json_t *o = json_pack("{s:s, s:o}", "file", path, "findings", wrk_findings_json(&rep));
+        json_t *o = json_pack("{s:s, s:o}", "file", path, "findings", wrk_findings_json(&rep, 0));
         json_dumpf(o, stdout, JSON_COMPACT);
         putchar('\n');
         json_decref(o);

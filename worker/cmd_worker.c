@@ -39,12 +39,15 @@ static const char worker_help[] =
     "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
     "                            (default: every installed module the policy allows)\n"
     "      --zygote-start-ms N   zygote mode: longest a zygote's start may take (10000)\n"
+    "      --reply-topic-prefix P  a job's reply_to must be the results topic or start\n"
+    "                            with P, else it is invalid (default codeq.reply.; \"\" allows\n"
+    "                            any topic but codeq's own)\n"
     "      --heartbeat-file F    touch F every 2 s while the main loop turns (a liveness\n"
     "                            probe checks its age); removed on exit\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
-       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT };
+       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX };
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -66,6 +69,44 @@ static int number(int opt, const char *arg, wrk_config *c)
         *(int *)((char *)c + nums[i].off) = (int)v;
         return 1;
     }
+    return 0;
+}
+
+/* Output and artifacts a job may ask for cannot be more than one record carries: the built-in
+ * maxima (16 MiB) and defaults are lowered to the record budget, and a --limit-max above it is
+ * refused, naming both figures. The result is still shrunk to fit (wrk_fit.c) when stdout,
+ * stderr and artifacts together are too large. */
+static int fit_limits(wrk_config *c)
+{
+    char note[300], err[300];
+    size_t budget;
+    if (wrk_kafka_record_budget(&c->kafka, &budget, note, sizeof note, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    if (note[0])
+        wrk_log("worker: record size: %s; using the producer's message.max.bytes", note);
+    c->result_max_bytes = budget;
+    sbx_limits builtin;
+    sbx_limits_max(&builtin);
+    struct { const char *name; uint32_t *max, *def, built; } l[] = {
+        {"output_bytes", &c->max.output_bytes, &c->defaults.output_bytes, builtin.output_bytes},
+        {"artifact_bytes", &c->max.artifact_bytes, &c->defaults.artifact_bytes,
+         builtin.artifact_bytes},
+    };
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
+        if (*l[i].max <= budget) continue;
+        if (*l[i].max != l[i].built) {
+            fprintf(stderr, "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
+                    "(message.max.bytes / max.message.bytes); raise those or lower the limit\n",
+                    l[i].name, *l[i].max, budget);
+            return -1;
+        }
+        *l[i].max = (uint32_t)budget;
+        if (*l[i].def > *l[i].max) *l[i].def = *l[i].max;
+    }
+    wrk_log("worker: results fit in %zu bytes: output_bytes at most %u, artifact_bytes at most %u",
+            budget, c->max.output_bytes, c->max.artifact_bytes);
     return 0;
 }
 
@@ -92,6 +133,7 @@ int cmd_worker(int argc, char **argv)
         {"zygote-preload", required_argument, NULL, 'L'},
         {"zygote-start-ms", required_argument, NULL, 'Z'},
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
+        {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -116,6 +158,7 @@ int cmd_worker(int argc, char **argv)
             break;
         case 'w': worker_id = optarg; break;
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
+        case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
@@ -146,6 +189,7 @@ int cmd_worker(int argc, char **argv)
         return 2;
     }
     if (cli_limits_consistent(&c.defaults, &c.max) < 0) return 2;
+    if (fit_limits(&c) < 0) return 2;
     wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = worker_id ? worker_id : wid;

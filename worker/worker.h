@@ -49,6 +49,9 @@ typedef struct {
     int grace_ms;               /* on SIGTERM: how long in-flight jobs may finish */
     const val_policy *policy;   /* validator policy (--policy); NULL: the built-in "strict" */
     const char *heartbeat_path; /* touched by the main loop while it turns; NULL: none */
+    size_t result_max_bytes;    /* a result is shrunk to fit one record (wrk_fit.c) */
+    const char *reply_prefix;   /* reply_to must start with it (or be the results topic);
+                                 * "" allows any topic but codeq's own */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
@@ -110,6 +113,16 @@ void wrk_task_kill(wrk_task *t, const char *why);
 wrk_outcome *wrk_task_finish(wrk_task *t);
 /* True when the record has no usable id and belongs on the dead-letter topic. */
 bool wrk_task_dead_letter(const wrk_task *t, const char **why);
+/* A record the consumer could not hand over (e.g. a batch that fails to decompress): a
+ * dead-lettered task with the error as its reason, so its partition moves on. */
+wrk_task *wrk_task_dead(const wrk_config *c, const char *why, const char *buf, size_t len,
+                        const wrk_source *src);
+/* Publish failures that belong to the job's records (too large for the broker, an unknown or
+ * forbidden reply_to): the job is answered with a short internal_error on the results topic
+ * instead, in the next transaction, so one job never stalls the others. */
+uint64_t wrk_task_token(const wrk_task *t);
+void wrk_task_unpublishable(wrk_task *t, const char *why);
+bool wrk_task_unpublished(const wrk_task *t);
 void wrk_task_free(wrk_task *t);
 
 /* Runs the whole path on a raw job record: decode, validate, limits, sandbox. Never fails:

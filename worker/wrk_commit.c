@@ -5,6 +5,7 @@
  * finished work and tries again on a later tick (no consumer rewind needed); a fatal one
  * (fenced, producer fatal error) ends the worker so that its orchestrator restarts it.
  * Error classes follow librdkafka: retriable -> retry, txn_requires_abort -> abort, else fatal. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,25 +83,59 @@ static rd_kafka_error_t *abort_txn(wrk_worker *w, void *arg)
     return rd_kafka_abort_transaction(w->p, TXN_TIMEOUT_MS);
 }
 
+/* One DONE job's records. A record that can never be produced (-2) costs only its job: the
+ * job is answered with a short internal_error instead, in this same transaction. */
+static int produce_one(wrk_worker *w, wrk_entry *e)
+{
+    char err[512];
+    const char *why;
+    void *token = (void *)(uintptr_t)wrk_task_token(e->task);
+    wrk_outcome *o = wrk_task_finish(e->task);
+    bool dead = wrk_task_dead_letter(e->task, &why);
+    int rc = dead ? wrk_publish_dead_letter(w->p, w->c, e->msg, why, o, NULL, token, err, sizeof err)
+                  : wrk_publish_outcome(w->p, w->c, o->reply_to, o, NULL, token, err, sizeof err);
+    if (rc == -2 && !dead && !wrk_task_unpublished(e->task)) {
+        wrk_log("worker: job %s: %s; answered internal_error instead",
+                json_string_value(json_object_get(o->result, "id")), err);
+        wrk_task_unpublishable(e->task, err + strlen("codeq: publish: "));
+        rc = wrk_publish_outcome(w->p, w->c, o->reply_to, o, NULL, token, err, sizeof err);
+    }
+    if (rc < 0) wrk_log("worker: %s", err);
+    return rc < 0 ? -1 : 0;
+}
+
 /* Produces the records of every DONE job; -1 if one could not be queued. */
 static int produce_done(wrk_worker *w)
 {
-    char err[512];
     for (size_t i = 0; i < w->nparts; i++)
         for (size_t j = 0; j < w->parts[i]->n; j++) {
             wrk_entry *e = &w->parts[i]->e[j];
-            if (e->state != WRK_E_DONE) continue;
-            const char *why;
-            wrk_outcome *o = wrk_task_finish(e->task);
-            int rc = wrk_task_dead_letter(e->task, &why)
-                         ? wrk_publish_dead_letter(w->p, w->c, e->msg, why, o, NULL, err, sizeof err)
-                         : wrk_publish_outcome(w->p, w->c, o->reply_to, o, NULL, err, sizeof err);
-            if (rc < 0) {
-                wrk_log("worker: %s", err);
-                return -1;
-            }
+            if (e->state == WRK_E_DONE && produce_one(w, e) < 0) return -1;
         }
     return 0;
+}
+
+/* A record the broker refused for itself (too large for the topic, an unknown or forbidden
+ * reply_to): its job is answered another way in the next transaction, after this one aborts.
+ * Purged records of an aborted transaction and worker-wide errors change nothing. */
+void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+    (void)rk;
+    wrk_worker *w = opaque;
+    uint64_t token = (uint64_t)(uintptr_t)m->_private;
+    if (!m->err || !token || !wrk_publish_record_error(m->err)) return;
+    for (size_t i = 0; i < w->nparts; i++)
+        for (size_t j = 0; j < w->parts[i]->n; j++) {
+            wrk_entry *e = &w->parts[i]->e[j];
+            if (e->state != WRK_E_DONE || wrk_task_token(e->task) != token) continue;
+            char why[300];
+            snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
+                     rd_kafka_err2str(m->err));
+            wrk_log("worker: a record of job offset %lld: %s; answering internal_error",
+                    (long long)e->offset, why);
+            wrk_task_unpublishable(e->task, why);
+            return;
+        }
 }
 
 static rd_kafka_topic_partition_list_t *offsets_to_commit(wrk_worker *w)

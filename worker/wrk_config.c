@@ -26,6 +26,9 @@ void wrk_config_default(wrk_config *c)
     c->commit_interval_ms = 100;
     c->drain_ms = 10000;
     c->grace_ms = 20000;
+    /* librdkafka's default message.max.bytes; a worker reads the real one at start. */
+    c->result_max_bytes = WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
+    c->reply_prefix = "codeq.reply.";
 }
 
 void wrk_config_finish(wrk_config *c)

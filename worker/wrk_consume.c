@@ -77,6 +77,7 @@ static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
         return NULL;
     }
     rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
     rd_kafka_conf_set_opaque(conf, w);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
     if (!p) {
@@ -110,6 +111,11 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
         {"auto.offset.reset", "earliest"},
         {"isolation.level", "read_committed"},
         {"queued.max.messages.kbytes", "1024"}, /* do not hoard jobs others could run */
+        /* What one fetch, and one record decompressed, may cost: a job is at most a few MB
+         * (its files: 16 MiB in base64 at most); a batch beyond this fails and is dead-
+         * lettered instead of costing the worker hundreds of MB (librdkafka: 100 MB). */
+        {"fetch.max.bytes", "33554432"},
+        {"receive.message.max.bytes", "34603008"},
         {"queued.min.messages", "100"},
         {"fetch.wait.max.ms", "100"},           /* a job queue wants latency, not batches */
         {"session.timeout.ms", "10000"},        /* a dead worker's jobs move on in seconds */
@@ -162,15 +168,37 @@ static void overflow(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
     rd_kafka_message_destroy(m);
 }
 
+/* librdkafka hands over a record it could not decode (a batch that fails to decompress, e.g.
+ * one that expands beyond receive.message.max.bytes) as an error at its offset, and fetches
+ * it again and again: its partition would never move on. It becomes an entry like any
+ * record, answered with a dead letter carrying the error, and the fetch goes past it. */
+static bool record_error(wrk_worker *w, wrk_part *p, const rd_kafka_message_t *m)
+{
+    if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF || !p || m->offset < 0)
+        return false;
+    wrk_log("worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic,
+            (int)p->partition, (long long)m->offset, rd_kafka_message_errstr(m));
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset + 1;
+    rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
+    if (e) {
+        wrk_log("worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
+                (long long)m->offset, rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+    rd_kafka_topic_partition_list_destroy(l);
+    return true;
+}
+
 static void take(wrk_worker *w, rd_kafka_message_t *m)
 {
-    if (m->err) {
+    wrk_part *p = m->rkt ? wrk_worker_part(w, rd_kafka_topic_name(m->rkt), m->partition) : NULL;
+    if (m->err && !record_error(w, p, m)) {
         if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
             wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
         rd_kafka_message_destroy(m);
         return;
     }
-    wrk_part *p = wrk_worker_part(w, rd_kafka_topic_name(m->rkt), m->partition);
     bool skipped;
     if (!p) { /* a record fetched just before its partition was revoked */
         rd_kafka_message_destroy(m);

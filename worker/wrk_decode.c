@@ -135,6 +135,15 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             !strcmp(job->reply_to, k->dlq_topic))
             return fail(why, whylen, "reply_to may not name codeq's own topic '%s'",
                         job->reply_to);
+        /* Whoever can write a job must not make the worker, with its credentials, write into
+         * another service's topic: only the results topic and the operator's prefix. */
+        const char *pre = c->reply_prefix ? c->reply_prefix : "";
+        if (strcmp(job->reply_to, k->results_topic) && strncmp(job->reply_to, pre, strlen(pre))) {
+            snprintf(why, whylen, "reply_to '%s' is not allowed: this worker answers on %s or on "
+                     "topics starting with '%s' (--reply-topic-prefix)", job->reply_to,
+                     k->results_topic, pre);
+            return -1;
+        }
     }
     json_t *dl = json_object_get(root, "deadline");
     if (dl && (!json_is_string(dl) || (job->deadline_ms = wrk_parse_iso_ms(json_string_value(dl))) < 0))

@@ -25,7 +25,13 @@ struct wrk_task {
     bool dead;
     char why[512];
     sbx_proc *proc;     /* NULL unless the program is running */
+    uint64_t token;     /* names the job in delivery reports (wrk_task_token) */
+    bool unpublishable; /* its records could not be produced: answered internal_error */
 };
+
+static uint64_t wrk_task_tokens;
+
+static void dead_letter(wrk_task *t, const char *buf, size_t len);
 
 static void audit_add(wrk_task *t, const char *event, json_t *extra)
 {
@@ -65,10 +71,15 @@ static bool validate(wrk_task *t)
     snprintf(msg, sizeof msg, "rejected by policy: %zu finding%s, first: %s at line %d",
              rep.count, rep.count == 1 ? "" : "s", rep.items[0].rule, rep.items[0].line);
     json_object_set_new(t->r, "status", json_string("rejected"));
-    json_object_set_new(t->r, "findings", wrk_findings_json(&rep));
+    json_object_set_new(t->r, "findings", wrk_findings_json(&rep, WRK_FINDINGS_MAX));
     json_object_set_new(t->r, "message", json_string(msg));
-    audit_add(t, "rejected", json_pack("{s:s, s:O}", "status", "rejected", "findings",
-                                       json_object_get(t->r, "findings")));
+    json_t *ev = json_pack("{s:s, s:O}", "status", "rejected", "findings",
+                           json_object_get(t->r, "findings"));
+    if (rep.count > WRK_FINDINGS_MAX) {
+        json_object_set_new(t->r, "findings_total", json_integer((json_int_t)rep.count));
+        json_object_set_new(ev, "findings_total", json_integer((json_int_t)rep.count));
+    }
+    audit_add(t, "rejected", ev);
     val_report_free(&rep);
     return false;
 }
@@ -105,12 +116,7 @@ static bool decode(wrk_task *t, const char *buf, size_t len)
         return true;
     }
     if (!t->job.id) {
-        char sha[65];
-        wrk_sha256_hex(buf, len, sha);
-        t->dead = true;
-        json_t *e = wrk_audit_event("dead_lettered", NULL, t->c->worker_id, sha, &t->src);
-        json_object_set_new(e, "reason", json_string(t->why));
-        json_array_append_new(t->out.audit, e);
+        dead_letter(t, buf, len);
         return false;
     }
     t->r = wrk_result_new(t->job.id, "invalid", t->c->worker_id, received, t->job.metadata);
@@ -122,12 +128,12 @@ static bool decode(wrk_task *t, const char *buf, size_t len)
     return false;
 }
 
-wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
-                         const char *refuse)
+static wrk_task *task_new(const wrk_config *c, const wrk_source *src)
 {
     wrk_task *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->c = c;
+    t->token = ++wrk_task_tokens;
     t->out.audit = json_array();
     if (src) {
         t->src = *src;
@@ -136,6 +142,34 @@ wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const
             t->src.topic = t->topic;
         }
     }
+    return t;
+}
+
+static void dead_letter(wrk_task *t, const char *buf, size_t len)
+{
+    char sha[65];
+    wrk_sha256_hex(buf, len, sha);
+    t->dead = true;
+    json_t *e = wrk_audit_event("dead_lettered", NULL, t->c->worker_id, sha, &t->src);
+    json_object_set_new(e, "reason", json_string(t->why));
+    json_array_append_new(t->out.audit, e);
+}
+
+wrk_task *wrk_task_dead(const wrk_config *c, const char *why, const char *buf, size_t len,
+                        const wrk_source *src)
+{
+    wrk_task *t = task_new(c, src);
+    if (!t) return NULL;
+    snprintf(t->why, sizeof t->why, "%s", why);
+    dead_letter(t, buf, len);
+    return t;
+}
+
+wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const wrk_source *src,
+                         const char *refuse)
+{
+    wrk_task *t = task_new(c, src);
+    if (!t) return NULL;
     if (!decode(t, buf, len)) return t;
     if (refuse) {
         end_early(t, "internal_error", "finished", refuse);
@@ -181,12 +215,60 @@ static void collect(wrk_task *t)
 wrk_outcome *wrk_task_finish(wrk_task *t)
 {
     if (t->proc) collect(t);
+    if (t->r && !t->out.result && wrk_result_fit(t->r, t->c->result_max_bytes) < 0)
+        audit_add(t, "finished", json_pack("{s:s, s:s}", "status", "internal_error", "reason",
+                                           json_string_value(json_object_get(t->r, "message"))));
     if (t->r && !t->out.result) {
         t->out.result = t->r;
         t->out.status = json_string_value(json_object_get(t->r, "status"));
         t->r = NULL;
     }
     return &t->out;
+}
+
+uint64_t wrk_task_token(const wrk_task *t)
+{
+    return t->token;
+}
+
+bool wrk_task_unpublished(const wrk_task *t)
+{
+    return t->unpublishable;
+}
+
+/* The terminal audit event (finished, rejected, invalid, expired) gives way to the one that
+ * says what really happened, so the trail ends once, with the status the job was answered. */
+static void drop_terminal_event(json_t *audit)
+{
+    size_t n = json_array_size(audit);
+    const char *ev = n ? json_string_value(json_object_get(json_array_get(audit, n - 1), "event"))
+                       : NULL;
+    if (ev && strcmp(ev, "received") && strcmp(ev, "started")) json_array_remove(audit, n - 1);
+}
+
+void wrk_task_unpublishable(wrk_task *t, const char *why)
+{
+    wrk_outcome *o = wrk_task_finish(t);
+    if (t->unpublishable || !o->result) return;
+    t->unpublishable = true;
+    const json_t *old = o->result;
+    char msg[600];
+    snprintf(msg, sizeof msg, "codeq: worker: the %s result could not be published%s%s: %s",
+             json_string_value(json_object_get(old, "status")), o->reply_to ? " to " : "",
+             o->reply_to ? o->reply_to : "", why);
+    json_t *r = wrk_result_new(json_string_value(json_object_get(old, "id")), "internal_error",
+                               t->c->worker_id,
+                               json_string_value(json_object_get(old, "received_at")), NULL);
+    json_object_set_new(r, "message", json_string(msg));
+    json_object_set(r, "code_sha256", json_object_get(old, "code_sha256"));
+    json_object_set(r, "started_at", json_object_get(old, "started_at"));
+    json_decref(o->result);
+    o->result = r;
+    o->status = "internal_error";
+    free(o->reply_to); /* the small answer goes where codeq's results always can */
+    o->reply_to = NULL;
+    drop_terminal_event(o->audit);
+    audit_add(t, "finished", json_pack("{s:s, s:s}", "status", "internal_error", "reason", msg));
 }
 
 bool wrk_task_dead_letter(const wrk_task *t, const char **why)

@@ -3,26 +3,11 @@
  * next: text as "content", anything else as "content_base64". Paths and sizes are checked
  * here with the sandbox's own rules, so a bad file makes the job `invalid` with the reason,
  * instead of an internal error at start. */
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wrk_internal.h"
-
-/* Decodes base64 with OpenSSL; returns the length or -1. */
-static long b64_decode(const char *in, size_t len, char **out)
-{
-    if (len % 4 || len > 16u * 1024 * 1024) return -1;
-    *out = malloc(len / 4 * 3 + 1);
-    if (!*out) return -1;
-    int n = EVP_DecodeBlock((unsigned char *)*out, (const unsigned char *)in, (int)len);
-    if (n < 0) return -1;
-    /* EVP_DecodeBlock counts the padding as zero bytes */
-    for (size_t i = len; i > 0 && in[i - 1] == '='; i--) n--;
-    (*out)[n] = '\0';
-    return n;
-}
 
 static int decode_one(json_t *f, size_t i, wrk_job *job, char *why, size_t whylen)
 {
@@ -42,7 +27,8 @@ static int decode_one(json_t *f, size_t i, wrk_job *job, char *why, size_t whyle
         sf->len = json_string_length(text);
         return 0;
     }
-    long n = b64_decode(json_string_value(b64), json_string_length(b64), &job->file_bufs[i]);
+    long n = wrk_base64_decode(json_string_value(b64), json_string_length(b64), 16u * 1024 * 1024,
+                               &job->file_bufs[i]);
     if (n < 0) {
         snprintf(why, whylen, "files[%zu].content_base64 is not valid base64", i);
         return -1;

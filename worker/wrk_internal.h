@@ -20,6 +20,9 @@ void wrk_sha256_hex(const void *data, size_t len, char out[65]);
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
 json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
 json_t *wrk_json_base64(const char *data, size_t len);
+/* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
+ * length, or -1 (and *out NULL) when it is not base64. */
+long wrk_base64_decode(const char *in, size_t len, size_t max_len, char **out);
 void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The limit called `name` ("wall_ms", "memory_mb", ...) inside l, or NULL (wrk_decode.c). */
@@ -34,7 +37,11 @@ void wrk_files_free(wrk_job *job);
 json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,
                        const char *received_at, json_t *metadata);
 void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim);
-json_t *wrk_findings_json(const val_report *report);
+/* The first `max` findings (0: all) as JSON. A job's result and audit trail carry at most
+ * WRK_FINDINGS_MAX and say how many there were (findings_total): 32,000 findings made a
+ * 4 MB result no broker would take. */
+enum { WRK_FINDINGS_MAX = 100 };
+json_t *wrk_findings_json(const val_report *report, size_t max);
 json_t *wrk_audit_event(const char *event, const char *job_id, const char *worker_id,
                         const char *sha256, const wrk_source *src);
 /* The sandbox profile named in every result and audit event; fixed at start-up ("full"). */
@@ -44,8 +51,22 @@ void wrk_result_profile(const char *name);
 rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
 int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
                   size_t errlen);
+/* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and
+ * the results, audit and dead-letter topics' max.message.bytes (DescribeConfigs), the least,
+ * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot
+ * be read is said in note (the producer's figure is used); -1 with err if none fits. */
+enum { WRK_RECORD_DEFAULT_MAX = 1000000, WRK_RECORD_OVERHEAD = 2048 };
+int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
+                            char *err, size_t errlen);
 /* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */
-int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, size_t errlen);
+/* cfg: n topic configuration entries {name, value} (e.g. max.message.bytes) for new topics. */
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char *const (*cfg)[2],
+                            int ncfg, char *err, size_t errlen);
+
+/* Fit (wrk_fit.c): shrinks result r until it encodes in at most max bytes (0: no bound):
+ * output cut and flagged truncated, artifacts dropped (artifacts_truncated), and as a last
+ * resort a short internal_error. 0 if it fitted as it was, 1 if shrunk, -1 if replaced. */
+int wrk_result_fit(json_t *r, size_t max);
 
 /* Publish (wrk_publish.c): produce a job's records. Inside a transaction d is NULL (the
  * commit confirms delivery); outside, d counts acknowledgements for wrk_publish_wait. */
@@ -57,11 +78,17 @@ typedef struct {
 
 /* Delivery-report callback to install on the producer's conf. */
 void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
+/* A job's records: 0 queued, -1 not now (try again in a later transaction), -2 one of them can
+ * never be produced (too large, invalid, its topic unknown or forbidden): the job is answered
+ * another way (wrk_task_unpublishable). opaque goes to the delivery report when d is NULL. */
 int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
-                        const wrk_outcome *o, wrk_delivery *d, char *err, size_t errlen);
+                        const wrk_outcome *o, wrk_delivery *d, void *opaque, char *err,
+                        size_t errlen);
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
-                            const char *why, const wrk_outcome *o, wrk_delivery *d, char *err,
-                            size_t errlen);
+                            const char *why, const wrk_outcome *o, wrk_delivery *d,
+                            void *opaque, char *err, size_t errlen);
+/* Whether a produce or delivery error belongs to the record rather than to the worker. */
+bool wrk_publish_record_error(rd_kafka_resp_err_t e);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
 

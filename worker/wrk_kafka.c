@@ -98,20 +98,36 @@ static bool topics_ready(rd_kafka_t *rk, const char *const *names, int n)
     return ready == n;
 }
 
-int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, size_t errlen)
+/* A short-lived producer handle for Admin API calls, with the shared -X props. */
+static rd_kafka_t *admin_handle(const wrk_kafka_opts *o, char *err, size_t errlen)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
+    if (!conf) return NULL;
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+    if (!rk) snprintf(err, errlen, "codeq: kafka: rd_kafka_new: %s", kerr);
+    return rk;
+}
+
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char *const (*cfg)[2],
+                            int ncfg, char *err, size_t errlen)
 {
     char kerr[256];
     const char *names[] = {o->jobs_topic, o->results_topic, o->audit_topic, o->dlq_topic};
     rd_kafka_NewTopic_t *nt[4];
-    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
-    if (!conf) return -1;
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
-    if (!rk) {
-        snprintf(err, errlen, "codeq: kafka: rd_kafka_new: %s", kerr);
-        return -1;
-    }
-    for (int i = 0; i < 4; i++)
+    rd_kafka_t *rk = admin_handle(o, err, errlen);
+    if (!rk) return -1;
+    for (int i = 0; i < 4; i++) {
         nt[i] = rd_kafka_NewTopic_new(names[i], partitions, -1, NULL, 0);
+        for (int j = 0; j < ncfg; j++)
+            if (rd_kafka_NewTopic_set_config(nt[i], cfg[j][0], cfg[j][1])) {
+                snprintf(err, errlen, "codeq: kafka: topic config %s=%s refused", cfg[j][0],
+                         cfg[j][1]);
+                rd_kafka_NewTopic_destroy_array(nt, (size_t)i + 1);
+                rd_kafka_destroy(rk);
+                return -1;
+            }
+    }
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
     rd_kafka_AdminOptions_set_request_timeout(ao, 30000, kerr, sizeof kerr);
@@ -133,4 +149,68 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, char *err, 
     rd_kafka_queue_destroy(q);
     rd_kafka_destroy(rk);
     return rc;
+}
+
+/* The smallest max.message.bytes among the topics' configurations (0 if none answered). */
+static size_t topics_max_message(rd_kafka_t *rk, const char *const *topics, int n, char *note,
+                                 size_t notelen)
+{
+    char kerr[256];
+    size_t least = 0;
+    rd_kafka_ConfigResource_t *res[8];
+    n = n > 8 ? 8 : n;
+    for (int i = 0; i < n; i++) res[i] = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topics[i]);
+    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+    rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+    rd_kafka_AdminOptions_set_request_timeout(ao, 10000, kerr, sizeof kerr);
+    rd_kafka_DescribeConfigs(rk, res, (size_t)n, ao, q);
+    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 15000);
+    const rd_kafka_DescribeConfigs_result_t *r = ev ? rd_kafka_event_DescribeConfigs_result(ev) : NULL;
+    if (!r)
+        snprintf(note, notelen, "topic configurations not read (%s)",
+                 ev ? rd_kafka_event_error_string(ev) : "no answer in 15 s");
+    size_t cnt = 0;
+    const rd_kafka_ConfigResource_t **rr = r ? rd_kafka_DescribeConfigs_result_resources(r, &cnt) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        size_t ne = 0;
+        const rd_kafka_ConfigEntry_t **ents = rd_kafka_ConfigResource_configs(rr[i], &ne);
+        if (rd_kafka_ConfigResource_error(rr[i]))
+            snprintf(note, notelen, "topic %s: %s", rd_kafka_ConfigResource_name(rr[i]),
+                     rd_kafka_ConfigResource_error_string(rr[i]));
+        for (size_t j = 0; j < ne; j++) {
+            const char *v = rd_kafka_ConfigEntry_value(ents[j]);
+            if (strcmp(rd_kafka_ConfigEntry_name(ents[j]), "max.message.bytes") || !v) continue;
+            size_t m = strtoull(v, NULL, 10);
+            if (m && (!least || m < least)) least = m;
+        }
+    }
+    if (ev) rd_kafka_event_destroy(ev);
+    rd_kafka_AdminOptions_destroy(ao);
+    rd_kafka_queue_destroy(q);
+    for (int i = 0; i < n; i++) rd_kafka_ConfigResource_destroy(res[i]);
+    return least;
+}
+
+int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
+                            char *err, size_t errlen)
+{
+    char v[32];
+    size_t vlen = sizeof v;
+    note[0] = '\0';
+    rd_kafka_t *rk = admin_handle(o, err, errlen);
+    if (!rk) return -1;
+    size_t producer = WRK_RECORD_DEFAULT_MAX;
+    if (rd_kafka_conf_get(rd_kafka_conf(rk), "message.max.bytes", v, &vlen) == RD_KAFKA_CONF_OK)
+        producer = strtoull(v, NULL, 10);
+    const char *const topics[] = {o->results_topic, o->audit_topic, o->dlq_topic};
+    size_t topic = topics_max_message(rk, topics, 3, note, notelen);
+    rd_kafka_destroy(rk);
+    size_t least = topic && topic < producer ? topic : producer;
+    if (least <= WRK_RECORD_OVERHEAD * 2) {
+        snprintf(err, errlen, "codeq: kafka: records of at most %zu bytes (message.max.bytes / "
+                 "max.message.bytes) cannot carry a result", least);
+        return -1;
+    }
+    *budget = least - WRK_RECORD_OVERHEAD;
+    return 0;
 }

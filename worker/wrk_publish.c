@@ -25,60 +25,84 @@ void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque
     }
 }
 
+bool wrk_publish_record_error(rd_kafka_resp_err_t e)
+{
+    switch (e) {
+    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+    case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_INVALID_MSG:
+    case RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE:
+    case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_TOPIC_DELETION_DISABLED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Inside a transaction d is NULL and opaque the job's token (the worker's delivery callback
+ * finds the job by it); outside, opaque is d. -2 when this record can never be produced. */
 static int produce(rd_kafka_t *p, const char *topic, const char *key, const void *val,
-                   size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d, char *err,
-                   size_t errlen)
+                   size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d, void *opaque,
+                   char *err, size_t errlen)
 {
     rd_kafka_resp_err_t e = rd_kafka_producev(
         p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY(key, key ? strlen(key) : 0),
         RD_KAFKA_V_VALUE((void *)val, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(d), RD_KAFKA_V_END);
+        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(d ? (void *)d : opaque), RD_KAFKA_V_END);
     if (e) {
         if (hdrs) rd_kafka_headers_destroy(hdrs);
-        snprintf(err, errlen, "codeq: publish: produce to %s: %s", topic, rd_kafka_err2str(e));
-        return -1;
+        snprintf(err, errlen, "codeq: publish: produce %zu bytes to %s: %s", len, topic,
+                 rd_kafka_err2str(e));
+        return wrk_publish_record_error(e) ? -2 : -1;
     }
     if (d) d->outstanding++;
     return 0;
 }
 
 static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_t *j,
-                        wrk_delivery *d, char *err, size_t errlen)
+                        wrk_delivery *d, void *opaque, char *err, size_t errlen)
 {
     char *s = json_dumps(j, JSON_COMPACT);
     if (!s) {
         snprintf(err, errlen, "codeq: publish: cannot encode a record for %s", topic);
         return -1;
     }
-    int rc = produce(p, topic, key, s, strlen(s), NULL, d, err, errlen);
+    int rc = produce(p, topic, key, s, strlen(s), NULL, d, opaque, err, errlen);
     free(s);
     return rc;
 }
 
 static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *o,
-                         wrk_delivery *d, char *err, size_t errlen)
+                         wrk_delivery *d, void *opaque, char *err, size_t errlen)
 {
     size_t i;
     json_t *ev;
     json_array_foreach(o->audit, i, ev) {
         const char *key = json_string_value(json_object_get(ev, "job_id"));
-        if (produce_json(p, c->kafka.audit_topic, key, ev, d, err, errlen) < 0) return -1;
+        int rc = produce_json(p, c->kafka.audit_topic, key, ev, d, opaque, err, errlen);
+        if (rc < 0) return rc;
     }
     return 0;
 }
 
 int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
-                        const wrk_outcome *o, wrk_delivery *d, char *err, size_t errlen)
+                        const wrk_outcome *o, wrk_delivery *d, void *opaque, char *err,
+                        size_t errlen)
 {
     const char *id = json_string_value(json_object_get(o->result, "id"));
     const char *topic = reply_to ? reply_to : c->kafka.results_topic;
-    if (produce_json(p, topic, id, o->result, d, err, errlen) < 0) return -1;
-    return produce_audit(p, c, o, d, err, errlen);
+    int rc = produce_json(p, topic, id, o->result, d, opaque, err, errlen);
+    return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
-                            const char *why, const wrk_outcome *o, wrk_delivery *d, char *err,
-                            size_t errlen)
+                            const char *why, const wrk_outcome *o, wrk_delivery *d,
+                            void *opaque, char *err, size_t errlen)
 {
     char num[32];
     rd_kafka_headers_t *h = rd_kafka_headers_new(4);
@@ -88,9 +112,8 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
     rd_kafka_header_add(h, "codeq.source.partition", -1, num, -1);
     snprintf(num, sizeof num, "%lld", (long long)m->offset);
     rd_kafka_header_add(h, "codeq.source.offset", -1, num, -1);
-    if (produce(p, c->kafka.dlq_topic, NULL, m->payload, m->len, h, d, err, errlen) < 0)
-        return -1;
-    return produce_audit(p, c, o, d, err, errlen);
+    int rc = produce(p, c->kafka.dlq_topic, NULL, m->payload, m->len, h, d, opaque, err, errlen);
+    return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen)

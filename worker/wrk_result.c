@@ -108,10 +108,10 @@ void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim)
     json_object_set_new(r, "finished_at", json_string(now));
 }
 
-json_t *wrk_findings_json(const val_report *rep)
+json_t *wrk_findings_json(const val_report *rep, size_t max)
 {
     json_t *a = json_array();
-    for (size_t i = 0; rep && i < rep->count; i++) {
+    for (size_t i = 0; rep && i < rep->count && (max == 0 || i < max); i++) {
         const val_finding *f = &rep->items[i];
         json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "rule",
                                            f->rule, "severity", f->severity, "message",

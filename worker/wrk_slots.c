@@ -67,7 +67,14 @@ static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
                  e->attempts - 1);
         why = refuse;
     }
-    e->task = wrk_task_start(w->c, e->msg->payload ? e->msg->payload : "", e->msg->len, &src, why);
+    const char *buf = e->msg->payload ? e->msg->payload : "";
+    if (e->msg->err) {
+        snprintf(refuse, sizeof refuse, "codeq: worker: the record could not be consumed: %s",
+                 rd_kafka_message_errstr(e->msg));
+        e->task = wrk_task_dead(w->c, refuse, buf, e->msg->len, &src);
+    } else {
+        e->task = wrk_task_start(w->c, buf, e->msg->len, &src, why);
+    }
     if (!e->task) {
         wrk_worker_fatal(w, "codeq: worker: out of memory starting a job");
         return;

@@ -8,6 +8,24 @@
 
 #include "wrk_internal.h"
 
+long wrk_base64_decode(const char *in, size_t len, size_t max_len, char **out)
+{
+    *out = NULL;
+    if (len % 4 || len > max_len) return -1;
+    *out = malloc(len / 4 * 3 + 1);
+    if (!*out) return -1;
+    int n = EVP_DecodeBlock((unsigned char *)*out, (const unsigned char *)in, (int)len);
+    if (n < 0) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    /* EVP_DecodeBlock counts the padding as zero bytes */
+    for (size_t i = len; i > 0 && in[i - 1] == '='; i--) n--;
+    (*out)[n] = '\0';
+    return n;
+}
+
 void wrk_now_iso(char out[32])
 {
     struct timespec ts;

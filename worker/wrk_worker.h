@@ -26,6 +26,9 @@ typedef struct {
     int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 
+/* wrk_commit.c: the producer's delivery-report callback (opaque: the worker). */
+void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
+
 /* wrk_slots.c */
 void wrk_slots_claim(wrk_worker *w);
 void wrk_slots_start_claimed(wrk_worker *w);

@@ -22,12 +22,12 @@ static void test_valid_job(void **st)
     char why[256] = "";
     assert_int_equal(decode("{\"id\":\"a1\",\"code\":\"print(1)\",\"stdin\":\"x\","
                             "\"limits\":{\"wall_ms\":1000},\"metadata\":{\"k\":[1,2]},"
-                            "\"reply_to\":\"my.results\"}", &j, why), 0);
+                            "\"reply_to\":\"codeq.reply.my\"}", &j, why), 0);
     assert_string_equal(j.id, "a1");
     assert_int_equal(j.code_len, 8);
     assert_int_equal(j.limits.wall_ms, 1000);
     assert_int_equal(j.limits.memory_mb, cfg.defaults.memory_mb);
-    assert_string_equal(j.reply_to, "my.results");
+    assert_string_equal(j.reply_to, "codeq.reply.my");
     assert_non_null(j.metadata);
     assert_int_equal(j.deadline_ms, 0);
     /* sha256("print(1)") */
@@ -72,6 +72,9 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"bad topic!\"}", true, "reply_to");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.audit\"}", true, "own topic");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.jobs\"}", true, "own topic");
+    /* Outside the operator's prefix: another service's topic. */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"billing.events\"}", true,
+                "not allowed");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":{}}", true, "files must be an array");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\"}]}", true, "files[0] must be");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content\":\"1\","

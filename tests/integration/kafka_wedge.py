@@ -1,0 +1,152 @@
+"""One job must never wedge a worker (issue 11): on the real broker, jobs whose result would
+not fit in one record, and a result the broker refuses for itself, are each answered once, and
+the jobs queued after them are answered too. Before the fix each of these made the worker
+abort its transaction and retry it forever, committing nothing more.
+
+  findings   32,000 lines of eval(0): rejected, 100 findings carried, findings_total 32000
+  output     limits.output_bytes=2000000 (inside the built-in 16 MiB maximum): invalid, above
+             what a result record carries (the worker lowered its maximum at start)
+  streams    900 kB on stdout and on stderr, each within its limit, too large together: ok,
+             cut to fit, stdout_truncated / stderr_truncated
+  artifact   (data policy) 1 MiB and 800 kB of binary (base64: 1.07 MB) artifacts and a small
+             one: ok, the large ones left out (the first above artifact_bytes, which the worker
+             lowered to the budget; the second by the fit), artifacts_truncated
+  reply      reply_to a topic whose max.message.bytes is 20000, a 60 kB result: the broker
+             refuses the record, the job is answered internal_error on the results topic
+  prefix     reply_to another service's topic: invalid (--reply-topic-prefix)
+  bombs      (a worker of their own) zstd-compressed jobs of 2 kB that expand to 60 MB and to 200 MB:
+             beyond what the worker lets one record cost (receive.message.max.bytes, 33 MB;
+             librdkafka's default of 100 MB let the 60 MB one cost 219 MB of RSS, and the 200 MB
+             one failed to decompress forever, holding its partition): each dead-lettered with
+             the consumer's error in codeq.error, the job behind them answered, that
+             worker's peak RSS under 120 MB
+  after      20 quick jobs behind them: all ok
+Every result is at most the record budget the worker logged, schema-valid, exactly once, and
+the worker's log shows no endless aborts. A worker started with --limit-max output_bytes
+above the budget refuses to start. Bounded to about 3 minutes."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import BIN, RESULT, Failures, run, schema_errors  # noqa: E402
+import kafka_test as kt  # noqa: E402
+
+NAME = "wedge"
+F = Failures()
+kt.require_broker(NAME)
+s = kt.Setup(NAME, 2)
+sd = kt.Setup(NAME + "-data", 1)  # a worker of the data policy, for the artifact job
+sb = kt.Setup(NAME + "-bombs", 1)  # a worker of its own, whose peak RSS is the bombs' cost
+sfx = uuid.uuid4().hex[:8]
+small = f"codeq.reply.small-{sfx}"
+p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "max.message.bytes=20000",
+         "--jobs-topic", small, "--results-topic", f"{small}.r", "--audit-topic", f"{small}.a",
+         "--dlq-topic", f"{small}.d"], timeout=90)
+F.check(p.returncode == 0, f"codeq topics for the small reply topic: {p.stderr}")
+
+jobs = [
+    {"id": "findings", "code": "eval(0)\n" * 32000},
+    {"id": "output", "code": "print('x' * 1500000)", "limits": {"output_bytes": 2000000}},
+    {"id": "streams", "code": "import sys\nsys.stdout.write('o' * 900000)\nsys.stderr.write('e' * 900000)",
+     "limits": {"output_bytes": 950000}},
+    {"id": "reply", "code": "print('r' * 60000)", "reply_to": small},
+    {"id": "prefix", "code": "print(1)", "reply_to": "billing.events"},
+]
+art = {"id": "artifact", "code": "b = bytes(range(256))\nopen('big.bin', 'wb').write(b * 4096)\n"
+       "open('mid.bin', 'wb').write((b * 3200)[:800000])\nopen('small.txt', 'w').write('kept')\n"
+       "print('done')"}
+after = [{"id": f"after-{i}", "code": f"print({i})"} for i in range(20)]
+try:
+    # The refusal first: a worker that cannot carry its maximum output says so at start.
+    p = run(["worker", "-b", kt.BROKERS, "--limit-max", "output_bytes=4000000", *s.topic_args],
+            timeout=60)
+    F.check(p.returncode == 2 and "output_bytes=4000000" in p.stderr and "carries at most" in p.stderr,
+            f"--limit-max above the record budget: exit {p.returncode}: {p.stderr[-300:]}")
+    s.produce_jobs(jobs + after, partition=0)
+    bombs = []
+    for mb in (60, 200):
+        f = s.logdir / f"bomb{mb}.py"
+        f.write_text("#" + "a" * (mb * 1000 * 1000) + "\n")
+        p = run(["submit", "-b", kt.BROKERS, *sb.topic_args, "--timeout", "1", "-X",
+                 "compression.type=zstd", "-X", "message.max.bytes=250000000", str(f)], timeout=120)
+        F.check("jobs sent" in p.stderr, f"submit of the {mb} MB job: {p.stderr[-300:]}")
+        f.unlink()
+    sb.produce_jobs([{"id": "after-bombs", "code": "print('past the bombs')"}])
+    sb.start("w3", "--slots", "1")
+    s.start("w1", "--slots", "2")
+    sd.produce_jobs([art])
+    sd.start("w2", "--slots", "1", "--policy", "data")
+    ids = [j["id"] for j in jobs + after]
+    results = {}
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 150:
+        results = {r["id"]: r for r in s.read("results") + sd.read("results") + sb.read("results")}
+        if set(ids + ["artifact", "after-bombs"]) <= set(results):
+            break
+        time.sleep(2)
+    missing = sorted(set(ids + ["artifact", "after-bombs"]) - set(results))
+    F.check(not missing, f"jobs never answered: {missing}")
+    logs = (s.logdir / "w1.log").read_text() + (sd.logdir / "w2.log").read_text()
+    m = re.search(r"results fit in (\d+) bytes", logs)
+    budget = int(m.group(1)) if m else 0
+    F.check(budget > 900000, f"the worker logged no record budget: {logs[-500:]}")
+    raw = []
+    for t in (s.topics["results"], sd.topics["results"]):
+        raw += subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", t, "-e", "-o", "beginning", "-q",
+                               "-f", "%S\n", "-X", "isolation.level=read_committed"],
+                              capture_output=True, text=True, timeout=60).stdout.split()
+    F.check(raw and max(map(int, raw)) <= budget, f"result sizes {sorted(map(int, raw))[-3:]} above {budget}")
+    for r in results.values():
+        e = schema_errors(RESULT, r)
+        F.check(not e, f"{r['id']}: result not schema-valid: {e[:2]}")
+
+    def res(i):
+        return results.get(i) or {}
+    r = res("findings")
+    F.check(r.get("status") == "rejected" and len(r.get("findings", [])) == 100 and
+            r.get("findings_total") == 32000, f"findings: {r.get('status')} {len(r.get('findings', []))} "
+            f"{r.get('findings_total')}")
+    r = res("output")
+    F.check(r.get("status") == "invalid" and "output_bytes" in r.get("message", ""), f"output: {r.get('status')} {r.get('message')}")
+    r = res("streams")
+    F.check(r.get("status") == "ok" and r.get("stdout_truncated") and r.get("stderr_truncated") and
+            r.get("stdout_bytes") == 900000 and 0 < len(r.get("stdout", "")) < 900000,
+            f"streams: {r.get('status')} {r.get('stdout_truncated')} {r.get('stderr_truncated')} "
+            f"{len(r.get('stdout', ''))}")
+    r = res("artifact")
+    F.check(r.get("status") == "ok" and r.get("artifacts_truncated") is True and
+            [a["path"] for a in r.get("artifacts") or []] == ["small.txt"],
+            f"artifact: {r.get('status')} {r.get('message')} truncated {r.get('artifacts_truncated')} "
+            f"{[a['path'] for a in r.get('artifacts') or []]}")
+    r = res("reply")
+    F.check(r.get("status") == "internal_error" and "could not be published" in r.get("message", ""),
+            f"reply: {r.get('status')} {r.get('message')}")
+    r = res("prefix")
+    F.check(r.get("status") == "invalid" and "not allowed" in r.get("message", ""), f"prefix: {r.get('status')} {r.get('message')}")
+    F.check(all(res(f"after-{i}").get("status") == "ok" for i in range(20)),
+            "the jobs behind them were not all answered ok")
+    hwm = [int(line.split()[1]) for line in open(f"/proc/{sb.workers['w3'].pid}/status")
+           if line.startswith("VmHWM")]
+    F.check(hwm and hwm[0] < 120 * 1024, f"w3 peak RSS {hwm} kB, want < 120 MB")
+    F.check(res("after-bombs").get("status") == "ok", f"after the bombs: {res('after-bombs')}")
+    dlq = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", sb.topics["dlq"], "-e", "-o", "beginning",
+                          "-q", "-f", "%h\n"], capture_output=True, text=True, timeout=60).stdout
+    F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 2,
+            f"dead letters of the bombs: {dlq[:600]!r}")
+    lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), ids)
+    F.check(not lost and not dup and not bad, f"lost {lost} dup {dup} audit {bad}")
+    aborts = logs.count("(aborting)")
+    F.check(aborts <= 3, f"{aborts} aborted transactions in the workers' logs")
+    print(f"{NAME}: {len(results)} answered in {time.monotonic() - t0:.1f} s, budget {budget}, "
+          f"largest result {max(map(int, raw)) if raw else 0} bytes, {aborts} aborts", flush=True)
+    F.check(s.stop("w1") == 0 and sd.stop("w2") == 0 and sb.stop("w3") == 0,
+            "workers did not stop cleanly")
+finally:
+    for x in (s, sd, sb):
+        x.kill_all()
+F.finish(NAME)

@@ -1,0 +1,126 @@
+/* Fit: a result always fits in one Kafka record. A record above the producer's
+ * message.max.bytes (or the topic's max.message.bytes) is refused, its transaction aborted,
+ * and the worker would retry it forever while no later result is committed. So before a
+ * result is published it is measured as encoded and, if too large, shrunk in a fixed order:
+ *   1. the largest of stdout, stderr (each exact bytes, re-encoded as text and, when not
+ *      UTF-8, base64) is cut to half, its *_truncated flag set (its *_bytes keeps what the
+ *      program wrote); artifacts are dropped whole, largest first, artifacts_truncated set;
+ *   2. if that is not enough (the job's own metadata is too large), the result becomes a
+ *      short internal_error that says so.
+ * Findings are capped where they are made (wrk_findings_json). The budget is fixed at
+ * start-up (wrk_config.result_max_bytes): `codeq run` applies the same one as a worker with
+ * librdkafka's defaults, so it prints what a worker would publish. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+static size_t encoded_len(const json_t *r)
+{
+    return json_dumpb(r, NULL, 0, JSON_COMPACT);
+}
+
+/* The exact bytes of stream `name` (from its base64 copy when it has one). */
+static char *stream_bytes(json_t *r, const char *name, size_t *len)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%s_base64", name);
+    json_t *b64 = json_object_get(r, key);
+    if (b64) {
+        char *out;
+        long n = wrk_base64_decode(json_string_value(b64), json_string_length(b64), SIZE_MAX, &out);
+        *len = n < 0 ? 0 : (size_t)n;
+        return n < 0 ? strdup("") : out;
+    }
+    json_t *s = json_object_get(r, name);
+    *len = json_string_length(s);
+    return strndup(json_string_value(s) ? json_string_value(s) : "", *len);
+}
+
+static void set_stream_bytes(json_t *r, const char *name, const char *data, size_t len)
+{
+    char key[32];
+    bool lossy = false;
+    json_object_set_new(r, name, wrk_json_bytes(data, len, &lossy));
+    snprintf(key, sizeof key, "%s_base64", name);
+    if (lossy)
+        json_object_set_new(r, key, wrk_json_base64(data, len));
+    else
+        json_object_del(r, key);
+    snprintf(key, sizeof key, "%s_truncated", name);
+    json_object_set_new(r, key, json_true());
+}
+
+/* Halves stream `name`; false when it is already empty. */
+static bool cut_stream(json_t *r, const char *name)
+{
+    size_t len;
+    char *data = stream_bytes(r, name, &len);
+    if (!data) return false;
+    bool cut = len > 0;
+    if (cut) set_stream_bytes(r, name, data, len / 2);
+    free(data);
+    return cut;
+}
+
+static size_t artifact_len(const json_t *a)
+{
+    json_t *c = json_object_get(a, "content");
+    return json_string_length(c ? c : json_object_get(a, "content_base64"));
+}
+
+/* Drops the largest artifact; false when there is none. */
+static bool drop_artifact(json_t *r)
+{
+    json_t *arts = json_object_get(r, "artifacts");
+    size_t n = json_array_size(arts), at = 0;
+    if (n == 0) return false;
+    for (size_t i = 1; i < n; i++)
+        if (artifact_len(json_array_get(arts, i)) > artifact_len(json_array_get(arts, at)))
+            at = i;
+    json_array_remove(arts, at);
+    json_object_set_new(r, "artifacts_truncated", json_true());
+    return true;
+}
+
+/* What is largest now: stdout (0), stderr (1) or the artifacts together (2). */
+static int largest(json_t *r)
+{
+    size_t out = json_string_length(json_object_get(r, "stdout")) +
+                 json_string_length(json_object_get(r, "stdout_base64"));
+    size_t err = json_string_length(json_object_get(r, "stderr")) +
+                 json_string_length(json_object_get(r, "stderr_base64"));
+    size_t arts = 0, i;
+    json_t *a;
+    json_array_foreach(json_object_get(r, "artifacts"), i, a) arts += artifact_len(a);
+    if (arts >= out && arts >= err && arts > 0) return 2;
+    return out >= err ? 0 : 1;
+}
+
+static void replace_with_error(json_t *r, size_t max)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, "codeq: worker: the result does not fit in %zu bytes even without "
+             "output and artifacts (the job's metadata is too large)", max);
+    json_object_set_new(r, "status", json_string("internal_error"));
+    json_object_set_new(r, "message", json_string(msg));
+    json_object_set_new(r, "metadata", json_null());
+    set_stream_bytes(r, "stdout", "", 0);
+    set_stream_bytes(r, "stderr", "", 0);
+    while (drop_artifact(r))
+        ;
+}
+
+int wrk_result_fit(json_t *r, size_t max)
+{
+    if (!r || max == 0 || encoded_len(r) <= max) return 0;
+    /* Each round halves one part: ~25 rounds take 16 MiB to nothing. */
+    for (int round = 0; round < 200 && encoded_len(r) > max; round++) {
+        int which = largest(r);
+        bool shrunk = which == 2 ? drop_artifact(r) : cut_stream(r, which ? "stderr" : "stdout");
+        if (!shrunk) break;
+    }
+    if (encoded_len(r) <= max) return 1;
+    replace_with_error(r, max);
+    return -1;
+}
