@@ -1,0 +1,135 @@
+/* test_worker_fit: wrk_result_fit (worker/wrk_fit.c) — a result always fits its record budget,
+ * says what it left out, and keeps what it can. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+static size_t size_of(const json_t *r)
+{
+    return json_dumpb(r, NULL, 0, JSON_COMPACT);
+}
+
+/* A result as a run leaves it: streams of `out` and `err` bytes of c, artifacts of the sizes. */
+static json_t *result_with(size_t out, size_t err, char c, const size_t *arts, size_t narts)
+{
+    json_t *r = wrk_result_new("j-1", "ok", "w", "2026-12-01T00:00:00.000Z", NULL);
+    char *buf = malloc(out + err + 1);
+    memset(buf, c, out + err);
+    bool lossy = false;
+    json_object_set_new(r, "stdout", wrk_json_bytes(buf, out, &lossy));
+    if (lossy) json_object_set_new(r, "stdout_base64", wrk_json_base64(buf, out));
+    json_object_set_new(r, "stdout_bytes", json_integer((json_int_t)out));
+    json_object_set_new(r, "stderr", wrk_json_bytes(buf, err, &lossy));
+    json_object_set_new(r, "stderr_bytes", json_integer((json_int_t)err));
+    json_t *a = json_array();
+    for (size_t i = 0; i < narts; i++) {
+        char *data = calloc(1, arts[i] + 1);
+        memset(data, 'a' + (int)i, arts[i]);
+        char path[16];
+        snprintf(path, sizeof path, "f%zu", i);
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", path, "bytes",
+                                           (json_int_t)arts[i], "content", data));
+        free(data);
+    }
+    json_object_set_new(r, "artifacts", a);
+    json_object_set_new(r, "artifacts_truncated", json_false());
+    free(buf);
+    return r;
+}
+
+static void test_fits_unchanged(void **st)
+{
+    (void)st;
+    json_t *r = result_with(100, 100, 'x', NULL, 0);
+    char *before = json_dumps(r, JSON_COMPACT);
+    assert_int_equal(wrk_result_fit(r, 100000), 0);
+    char *after = json_dumps(r, JSON_COMPACT);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    json_decref(r);
+}
+
+static void test_streams_cut(void **st)
+{
+    (void)st;
+    json_t *r = result_with(600000, 300000, 'x', NULL, 0);
+    assert_int_equal(wrk_result_fit(r, 500000), 1);
+    assert_true(size_of(r) <= 500000);
+    assert_true(json_is_true(json_object_get(r, "stdout_truncated")));
+    assert_int_equal(json_integer_value(json_object_get(r, "stdout_bytes")), 600000);
+    assert_true(json_string_length(json_object_get(r, "stdout")) > 100000); /* kept what fits */
+    assert_string_equal(json_string_value(json_object_get(r, "status")), "ok");
+    json_decref(r);
+}
+
+/* Not UTF-8: carried as text and base64, both cut from the same bytes. */
+static void test_binary_stream_cut(void **st)
+{
+    (void)st;
+    json_t *r = result_with(400000, 0, '\xff', NULL, 0);
+    assert_non_null(json_object_get(r, "stdout_base64"));
+    assert_int_equal(wrk_result_fit(r, 300000), 1);
+    assert_true(size_of(r) <= 300000);
+    const char *b64 = json_string_value(json_object_get(r, "stdout_base64"));
+    assert_non_null(b64);
+    char *raw;
+    long n = wrk_base64_decode(b64, strlen(b64), SIZE_MAX, &raw);
+    assert_true(n > 0 && n < 400000);
+    assert_true((unsigned char)raw[0] == 0xff && (unsigned char)raw[n - 1] == 0xff);
+    free(raw);
+    json_decref(r);
+}
+
+static void test_artifacts_largest_first(void **st)
+{
+    (void)st;
+    const size_t arts[] = {1000, 700000, 300000};
+    json_t *r = result_with(10, 10, 'x', arts, 3);
+    assert_int_equal(wrk_result_fit(r, 500000), 1);
+    assert_true(size_of(r) <= 500000);
+    json_t *a = json_object_get(r, "artifacts");
+    assert_int_equal(json_array_size(a), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "path")), "f0");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(a, 1), "path")), "f2");
+    assert_true(json_is_true(json_object_get(r, "artifacts_truncated")));
+    json_decref(r);
+}
+
+/* Nothing of the run is left to cut: the job's own metadata is too large. */
+static void test_replaced_when_metadata_too_large(void **st)
+{
+    (void)st;
+    char *big = malloc(300001);
+    memset(big, 'm', 300000);
+    big[300000] = '\0';
+    json_t *r = result_with(10, 10, 'x', NULL, 0);
+    json_object_set_new(r, "metadata", json_pack("{s:s}", "blob", big));
+    free(big);
+    assert_int_equal(wrk_result_fit(r, 100000), -1);
+    assert_true(size_of(r) <= 100000);
+    assert_string_equal(json_string_value(json_object_get(r, "status")), "internal_error");
+    assert_non_null(strstr(json_string_value(json_object_get(r, "message")), "metadata"));
+    assert_true(json_is_null(json_object_get(r, "metadata")));
+    json_decref(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fits_unchanged),
+        cmocka_unit_test(test_streams_cut),
+        cmocka_unit_test(test_binary_stream_cut),
+        cmocka_unit_test(test_artifacts_largest_first),
+        cmocka_unit_test(test_replaced_when_metadata_too_large),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
