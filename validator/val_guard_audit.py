@@ -16,6 +16,9 @@
 #   also: no calls, no private names, no other module's globals). Anything else that turns
 #   a string into running code is refused.
 # - pickle.find_class: only names of allowed modules that the getattr rules allow.
+# - processes, signals, sockets, ctypes, changes to the file system, new code objects, tracing:
+#   refused outright (no allowed module does them for a job); directory listings only of
+#   sys.path and the working directory.
 #
 # The hook is a closure: the job cannot reach it, and CPython offers no way to list or remove
 # audit hooks. _sys._getframe(1) in it is the Python frame whose C call raised the event.
@@ -143,7 +146,29 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         return not any(denied_name(part) or part in refused_names or
                        part in denied_attrs.get(module, ()) for part in name.split("."))
 
+    # Operations no allowed module performs on a job's behalf: refused whoever asks (os.system
+    # reached through some function's globals, ...). The sandbox stops them too; this says so
+    # early and by name. Listing a directory is left to imports (sys.path) and the workdir.
+    refused_events = frozenset({
+        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+        "os.kill", "os.killpg", "subprocess.Popen", "ctypes.dlopen", "ctypes.dlsym",
+        "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
+        "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod",
+        "os.chown", "os.truncate", "os.chdir", "os.putenv", "os.unsetenv", "os.setxattr",
+        "os.removexattr", "os.utime", "code.__new__", "sys.settrace", "sys.setprofile"})
+
+    def listing_allowed(path):
+        if type(path) is not str and type(path) is not bytes:
+            return False
+        real = _os.path.realpath(path)
+        real = _os.fsdecode(real) if isinstance(real, bytes) else real
+        return under(real, cwd) or any(under(real, root) for root in read_roots)
+
     def audit(event, args):
+        if event in refused_events or \
+                (event in ("os.listdir", "os.scandir") and not listing_allowed(args[0])):
+            raise PermissionError(f"codeq guard: {event} is not allowed by policy "
+                                  f"{policy['name']}")
         if event == "open" and not open_allowed(*args[:3]):
             raise PermissionError(f"codeq guard: opening {shown(args[0])} is not allowed by "
                                   f"policy {policy['name']}")
