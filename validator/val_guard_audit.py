@@ -22,6 +22,7 @@
 #
 # The hook is a closure: the job cannot reach it, and CPython offers no way to list or remove
 # audit hooks. _sys._getframe(1) in it is the Python frame whose C call raised the event.
+import builtins as _builtins
 import opcode as _opcode
 import os as _os
 import sys as _sys
@@ -58,6 +59,8 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
 
     builder_names = frozenset({"__create_fn__", "__dataclass_builtins_object__", "__class__",
                                "__dataclass_self__", "__qualname__", "__post_init__"})
+    builder_globals = frozenset(n for n in vars(_builtins) if not n.startswith("_")) | {
+        "_tuple_new"}
     ops = _opcode.opmap
     call_ops = frozenset(ops[n] for n in ("CALL", "PRECALL", "CALL_FUNCTION_EX") if n in ops)
 
@@ -91,13 +94,18 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         written by a program the static rules accept: no denied dunder or introspection name
         read, bound or spelled in a string (a format field), no dangerous builtin looked up;
         an expression (a ForwardRef) also calls nothing and reads no private name. Field
-        names like `format` or `input` stay usable: only lookups of builtins are refused."""
+        names like `format` or `input` stay usable: only lookups of builtins are refused.
+        Builder code may look up no global but a builtin (see below)."""
         own = () if expression else builder_names
         for n in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
             if n not in own and (denied_name(n) or (expression and n.startswith("_"))):
                 return False
-        if any(n in refused_names for n in global_reads(code)):
-            return False
+        for n in global_reads(code):
+            # A builder's globals are the class's module (dataclasses: cls.__module__, which
+            # the program sets), so its other names (that module's imports and privates) are
+            # no builder's business: they read only builtins, and namedtuple its _tuple_new.
+            if n in refused_names or not (expression or n in builder_globals):
+                return False
         if expression and any(op in call_ops for op in code.co_code[::2]):
             return False
         for c in code.co_consts:
