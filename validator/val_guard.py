@@ -16,7 +16,13 @@
 #   (sys), with only the listed attributes. The real module stays intact for its own functions.
 # - A sys.meta_path finder refuses to load a new module outside the allowlist when the import
 #   is made directly from main.py's code; imports made by library code are left alone.
-# - getattr/setattr/delattr/hasattr refuse the same attribute names the static rules deny.
+# - getattr/setattr/delattr/hasattr refuse the same attribute names the static rules deny, and
+#   so do operator.attrgetter/methodcaller, replaced in every proxy by what they are (identity),
+#   not by the name a module gives them.
+# - An audit hook sees what objects the job holds lead to: every file opened (type() of
+#   sys.stdin.buffer.raw is io.FileIO), every code object run (library code that evals a
+#   string: typing.ForwardRef, dataclasses' generated methods), every class a pickle resolves.
+#   See val_guard_audit.py (put before this file in the prelude).
 # - What it cannot do: CPython has no way to hide attributes of objects the job legitimately
 #   holds (a function's __globals__, a type's __subclasses__); those are the static rules' job,
 #   and whatever gets past both meets the sandbox.
@@ -78,9 +84,41 @@ def _codeq_run(policy):
         return name in introspection
 
     def check_attr(name):
+        # A str subclass could answer startswith/endswith one way here and be read as another
+        # name by the real getattr: only exact str is judged (and CPython needs no other).
+        if isinstance(name, str) and type(name) is not str:
+            raise TypeError("codeq guard: attribute names must be plain str")
         if denied_name(name):
             raise AttributeError(f"codeq guard: attribute {name!r} is not allowed by policy "
                                  f"{policy['name']}")
+
+    drop = object()
+    swaps = {}  # id(real object) -> what a proxy holds instead (drop: nothing)
+    swaps_for = [-1]  # len(sys.modules) when swaps was last filled
+
+    def swapped(value):
+        """What a proxy module exposes for `value`. The dangerous callables are judged by what
+        they are, not by the name a module gives them: operator.attrgetter re-exported under
+        another name, or a module holding io.open, gets the same treatment as the original."""
+        if swaps_for[0] != len(_sys.modules):
+            swaps_for[0] = len(_sys.modules)
+            byname = {"builtins": {"getattr": guarded_getattr, "setattr": guarded_setattr,
+                                   "delattr": guarded_delattr, "hasattr": guarded_hasattr,
+                                   "__import__": guarded_import},
+                      "operator": {"attrgetter": guarded_attrgetter,
+                                   "methodcaller": guarded_methodcaller},
+                      "io": {"open": drop, "open_code": drop, "FileIO": drop},
+                      "typing": {"get_type_hints": drop, "ForwardRef": drop},
+                      "string": {"Formatter": drop}}
+            byname["builtins"].update((n, drop) for n in denied)  # input only if denied
+            for modname, names in byname.items():
+                mod = _sys.modules.get(modname)
+                for key, to in names.items():
+                    real = vars(mod).get(key) if mod is not None else None
+                    if real is not None:
+                        swaps[id(real)] = (real, to)  # the real object kept: its id stays its own
+        hit = swaps.get(id(value))
+        return hit[1] if hit is not None and hit[0] is value else value
 
     def proxy(mod):
         name = mod.__name__
@@ -108,6 +146,9 @@ def _codeq_run(policy):
                 value = proxy(value)
             elif only is not None:
                 continue  # forwarded on access, never copied (see ForwardingModule)
+            value = swapped(value)
+            if value is drop:
+                continue
             module_type.__setattr__(p, key, value)
         if only is not None:
             forwarded[id(p)] = (mod, only.difference(deny))
@@ -135,6 +176,9 @@ def _codeq_run(policy):
                     if not top_allowed(value.__name__):
                         raise AttributeError(f"module {name!r} has no attribute {key!r}")
                     value = proxy(value)
+                value = swapped(value)
+                if value is drop:
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 return value
             p.__getattr__ = lazy
         public = getattr(mod, "__all__", None)
@@ -159,6 +203,8 @@ def _codeq_run(policy):
                                             proxy(_sys.modules[full]))
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if isinstance(name, str) and type(name) is not str:
+            raise TypeError("codeq guard: module names must be plain str")
         if level:
             raise ImportError("codeq guard: relative imports are not allowed (a job is the "
                               "single file main.py)")
@@ -194,9 +240,20 @@ def _codeq_run(policy):
         check_attr(name)
         return real_hasattr(obj, name)
 
+    def plain_path(file):
+        """The path as an exact str or bytes, asked of the job's object once: a path object's
+        __fspath__ (or a str subclass's methods) could answer the check one way and open()
+        another, so the check and the open both use this one value."""
+        if isinstance(file, _os.PathLike) and not isinstance(file, (str, bytes)):
+            file = _os.fspath(file)
+        if isinstance(file, str):
+            return str.__str__(file)  # an exact copy of a subclass's characters
+        if type(file) is bytes:
+            return file
+        raise PermissionError("codeq guard: open() takes a path inside the working directory")
+
     def workdir_open(file, mode="r", *args, **kwargs):
-        if not isinstance(file, (str, bytes, _os.PathLike)):
-            raise PermissionError("codeq guard: open() takes a path inside the working directory")
+        file = plain_path(file)
         root = _os.path.realpath(_os.getcwd())
         path = _os.path.realpath(file)
         if isinstance(path, bytes):
@@ -204,6 +261,35 @@ def _codeq_run(policy):
         if path != root and not path.startswith(root + _os.sep):
             raise PermissionError(f"codeq guard: {file!r} is outside the job's working directory")
         return _io.open(file, mode, *args, **kwargs)
+
+    def guarded_attrgetter(attr, *attrs):
+        # operator.attrgetter/methodcaller read attributes named by strings, like getattr: the
+        # same names are refused, when the getter is made (whatever name or alias it has).
+        # Closures, not the real classes: type() of what the job receives must not be a way
+        # back to the unchecked constructor.
+        paths = []
+        for name in (attr, *attrs):
+            if type(name) is not str:
+                raise TypeError("attribute name must be a string")
+            parts = name.split(".")
+            for part in parts:
+                check_attr(part)
+            paths.append(parts)
+
+        def get_one(obj, parts):
+            for part in parts:
+                obj = real_getattr(obj, part)
+            return obj
+
+        if len(paths) == 1:
+            return lambda obj: get_one(obj, paths[0])
+        return lambda obj: tuple(get_one(obj, parts) for parts in paths)
+
+    def guarded_methodcaller(name, /, *args, **kwargs):
+        if type(name) is not str:
+            raise TypeError("method name must be a string")
+        check_attr(name)
+        return lambda obj: real_getattr(obj, name)(*args, **kwargs)
 
     denied = {"exec", "eval", "compile", "breakpoint", "help", "globals", "locals", "vars",
               "license", "credits", "copyright", "open"}
@@ -239,20 +325,34 @@ def _codeq_run(policy):
                                           f"allowed by policy {policy['name']}", name=name)
             return None
 
+    refused_names = denied | {"__import__", "getattr", "setattr", "delattr", "hasattr",
+                              "attrgetter", "methodcaller"}
+    job = {}
+    audit, positional_match = _codeq_audit_hook(  # noqa: F821 (val_guard_audit.py)
+        policy, job, denied_name, top_allowed, denied_attrs, refused_names)
+
     with _io.open(_JOB_FILE, "rb") as f:
         source = f.read()
     try:
-        code = compile(source, _JOB_FILE, "exec", dont_inherit=True)
+        main_code = compile(source, _JOB_FILE, "exec", dont_inherit=True)
     except SyntaxError:
         _sys.excepthook(*_sys.exc_info()[:2], None)
         return 1
-    main = module_type("__main__")
+    if positional_match(main_code):
+        # MATCH_CLASS reads the attributes __match_args__ names without any hook: the static
+        # rule match-positional, again here for policies that turn it off.
+        print("PermissionError: codeq guard: positional sub-patterns in a class pattern are not "
+              f"allowed by policy {policy['name']}; use keyword sub-patterns", file=_sys.stderr)
+        return 1
+    main = job["main"] = module_type("__main__")
     main.__dict__.update(__file__=_JOB_FILE, __builtins__=job_builtins, __cached__=None)
     _sys.modules["__main__"] = main
     _sys.argv[:] = [_JOB_FILE]
     _sys.meta_path.insert(0, JobImportFinder)
+    job["code"] = main_code
+    _sys.addaudithook(audit)
     try:
-        exec(code, main.__dict__)
+        exec(main_code, main.__dict__)
     except SystemExit:
         raise
     except BaseException as e:

@@ -47,7 +47,8 @@ struct val_policy {
     unsigned long long serial;  /* unique per loaded policy: the verdict cache's key */
     size_t max_bytes, max_nodes;
     int max_depth;
-    char *guard_src;            /* policy header + val_guard.py; NULL when guard is off */
+    char *guard_src;            /* policy header + val_guard_audit.py + val_guard.py; NULL
+                                 * when the guard is off */
     size_t guard_len;
 
     /* Built on first use with the GIL held (val_modules.c); owned references. */
@@ -76,7 +77,8 @@ typedef struct {
 
     PyObject *s_fields, *s_lineno, *s_col_offset, *s_end_lineno, *s_end_col_offset, *s_names,
         *s_name, *s_asname, *s_module, *s_level, *s_func, *s_id, *s_value, *s_attr,
-        *s_decorator_list, *s_msg, *s_offset, *s_end_offset, *s_args, *s_ctx, *s_keywords, *s_dot, *s_kwd_attrs, *s_kwd_patterns;
+        *s_decorator_list, *s_msg, *s_offset, *s_end_offset, *s_args, *s_ctx, *s_keywords, *s_dot, *s_kwd_attrs, *s_kwd_patterns,
+        *s_patterns;
 } val_py_state;
 
 /* Valid between a successful val_init() and val_shutdown(). */
@@ -146,6 +148,7 @@ const char *val_str(PyObject *s, Py_ssize_t *len);
 extern const char *const val_harmless_dunders[];
 extern const char *const val_introspection_names[];
 const char *val_guard_source(size_t *len);
+const char *val_guard_audit_source(size_t *len); /* val_guard_audit.py, put before the guard */
 /* Builds the policy's Python tables once; 0, or -1 with a Python error set. */
 int val_policy_prepare(val_policy *p);
 void val_policy_release_py(val_policy *p);

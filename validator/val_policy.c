@@ -331,7 +331,7 @@ const char *val_policy_guard(const val_policy *p, size_t *len) {
     return p ? p->guard_src : NULL;
 }
 
-/* ---- the guard: a Python literal of the policy, then val_guard.py ----------------------- */
+/* ---- the guard: a Python literal of the policy, then val_guard_audit.py and val_guard.py -- */
 
 static void py_list(FILE *f, const char *const *v, size_t n) {
     fputc('[', f);
@@ -346,8 +346,9 @@ static size_t count(const char *const *v) {
 }
 
 static int build_guard(val_policy *p, char *err, size_t errlen) {
-    size_t glen;
+    size_t glen, alen;
     const char *guard = val_guard_source(&glen);
+    const char *audit = val_guard_audit_source(&alen);
     FILE *f = open_memstream(&p->guard_src, &p->guard_len);
     if (!f) return fail(err, errlen, p->name, "runtime guard: %s", strerror(errno));
     fprintf(f, "_CODEQ_POLICY = {\"name\": \"%s\", \"files\": \"%s\", \"input\": %s,\n",
@@ -369,6 +370,7 @@ static int build_guard(val_policy *p, char *err, size_t errlen) {
     fputs(",\n    \"introspection\": ", f);
     py_list(f, val_introspection_names, count(val_introspection_names));
     fputs("}\n", f);
+    fwrite(audit, 1, alen, f);
     fwrite(guard, 1, glen, f);
     if (fclose(f) != 0 || !p->guard_src) return fail(err, errlen, p->name, "%s", "runtime guard: out of memory");
     return 0;

@@ -138,6 +138,7 @@ out:
         {&p->s_args, "args"},                {&p->s_ctx, "ctx"},
         {&p->s_keywords, "keywords"},        {&p->s_dot, "."},
         {&p->s_kwd_attrs, "kwd_attrs"},      {&p->s_kwd_patterns, "kwd_patterns"},
+        {&p->s_patterns, "patterns"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!(*names[i].slot = intern(names[i].name))) return -1;
@@ -158,7 +159,7 @@ static void release_objects(void) {
         (PyObject **)&p->t_functiondef, (PyObject **)&p->t_asyncfunctiondef,
         (PyObject **)&p->t_classdef, (PyObject **)&p->t_constant, (PyObject **)&p->t_load,
         (PyObject **)&p->t_starred, (PyObject **)&p->t_matchclass, &p->s_kwd_attrs,
-        &p->s_kwd_patterns, &p->harmless_dunders, &p->introspection, &p->getattr_family,
+        &p->s_kwd_patterns, &p->s_patterns, &p->harmless_dunders, &p->introspection, &p->getattr_family,
         &p->s_args, &p->s_ctx, &p->s_keywords, &p->s_dot,
         &p->s_fields, &p->s_lineno, &p->s_col_offset, &p->s_end_lineno, &p->s_end_col_offset,
         &p->s_names, &p->s_name, &p->s_asname, &p->s_module, &p->s_level, &p->s_func, &p->s_id,

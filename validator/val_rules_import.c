@@ -74,6 +74,10 @@ static int visit_from_names(val_ctx *c, PyObject *module, PyObject *names) {
         Py_ssize_t len;
         const char *s = val_str(name, &len);
         if (!s) return -1;
+        if (asname && asname != Py_None && strcmp(m, "operator") == 0 &&
+            (strcmp(s, "attrgetter") == 0 || strcmp(s, "methodcaller") == 0))
+            val_add_at(c, "builtin-ref", adict, "import of operator.%s under another name is not "
+                       "allowed (its calls are checked by name)", s);
         if (strcmp(s, "*") == 0) {
             int r = has_hidden(c, module);
             if (r < 0) return -1;

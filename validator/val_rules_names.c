@@ -31,6 +31,16 @@ static int is_format_name(const char *s, Py_ssize_t len) {
     return eq(s, len, "format") || eq(s, len, "format_map") || eq(s, len, "vformat");
 }
 
+/* operator.attrgetter/methodcaller: getattr by string, judged only where they are called. */
+static int is_getter_name(const char *s, Py_ssize_t len) {
+    return eq(s, len, "attrgetter") || eq(s, len, "methodcaller");
+}
+
+static void getter_ref(val_ctx *c, PyObject *dict, const char *s) {
+    val_add_at(c, "builtin-ref", dict, "%s used as a value is not allowed (it could be called "
+               "indirectly with a computed name); call it with literal names", s);
+}
+
 static int is_dunder(const char *s, Py_ssize_t len) {
     return len > 4 && s[0] == '_' && s[1] == '_' && s[len - 1] == '_' && s[len - 2] == '_';
 }
@@ -115,6 +125,7 @@ static int visit_name(val_ctx *c, PyObject *node, PyObject *dict) {
     }
     PyObject *ctx = val_field(dict, val_py.s_ctx);
     if (!ctx || !Py_IS_TYPE(ctx, val_py.t_load)) return 0;
+    if (is_getter_name(s, len)) getter_ref(c, dict, s);
     if (PySet_Contains(c->policy->denied_builtins, id) == 1 ||
         PySet_Contains(val_py.getattr_family, id) == 1)
         val_add_at(c, "builtin-ref", dict,
@@ -145,6 +156,7 @@ static int visit_attribute(val_ctx *c, PyObject *node, PyObject *dict) {
             val_add_at(c, "format-dynamic", dict,
                        ".%s used as a value is not allowed (its fields could traverse "
                        "attributes); call it on a literal or use an f-string", s);
+        if (is_getter_name(s, len)) getter_ref(c, dict, s);
     }
     /* Only chains that start at a name can be a module the program imported; no one writes
      * a module path 64 attributes long (and val_module_of would not follow it). */
@@ -294,8 +306,10 @@ static int visit_call(val_ctx *c, PyObject *dict) {
     if (!s) return -1;
     if (id && PySet_Contains(val_py.getattr_family, id) == 1)
         return visit_getattr(c, func, dict, args, s);
-    if (eq(s, len, "attrgetter")) return visit_getter(c, dict, args, 1, s);
-    if (eq(s, len, "methodcaller")) return visit_getter(c, dict, args, 0, s);
+    if (is_getter_name(s, len)) {
+        if (val_exempt_add(c, func) < 0) return -1; /* judged here, not as a getter-ref */
+        return visit_getter(c, dict, args, eq(s, len, "attrgetter"), s);
+    }
     if (attr && is_format_name(s, len)) {
         if (val_exempt_add(c, func) < 0) return -1;
         return visit_format(c, dict, val_field(fd, val_py.s_value), s);
@@ -303,8 +317,19 @@ static int visit_call(val_ctx *c, PyObject *dict) {
     return 0;
 }
 
-/* `case C(attr=pattern)` reads C-instance.attr: the keyword names are attribute names. */
+/* `case C(attr=pattern)` reads C-instance.attr: the keyword names are attribute names.
+ * `case C(p)` reads the attributes C.__match_args__ names at run time, and C (its metaclass's
+ * __instancecheck__, __match_args__ set after the class statement, a dataclass's fields) is
+ * the program's to choose: the names cannot be judged here, so positional sub-patterns are
+ * refused; `case C(x=p)` says the same thing with names the rule above checks. */
 static int visit_match_class(val_ctx *c, PyObject *dict) {
+    PyObject *positional = val_field(dict, val_py.s_patterns);
+    if (positional && PyList_Check(positional) && PyList_GET_SIZE(positional) > 0)
+        val_add_at(c, "match-positional", val_node_dict(PyList_GET_ITEM(positional, 0)),
+                   "positional sub-patterns in a class pattern read attributes named at run "
+                   "time by __match_args__; use keyword sub-patterns (case C(x=p))");
+    else if (!positional && PyErr_Occurred())
+        return -1;
     PyObject *attrs = val_field(dict, val_py.s_kwd_attrs);
     PyObject *pats = val_field(dict, val_py.s_kwd_patterns);
     if (!attrs || !PyList_Check(attrs)) return PyErr_Occurred() ? -1 : 0;

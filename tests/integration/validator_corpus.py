@@ -1,15 +1,17 @@
 """Validator corpora end to end: every bypass is stopped, every benign program runs unchanged.
 
 tests/validator/bypass/NN_name.py print `BYPASS-OK:NN_name` only when a forbidden operation
-succeeded. Each must be rejected statically (`codeq validate` exits 1 with findings, and
-`codeq run` says "rejected") or, if it runs, the marker must be absent from its output; the layer
-that stopped it is shown in the summary: static, guard (the runtime guard's error is in stderr), or
-sandbox (the operation failed for another reason, e.g. the file or syscall is not there).
+succeeded; they run under the shipped strict profile, or under the profile named in
+NN_name.policy (e.g. `data`, for tricks that need its open()). Each must be rejected statically
+(`codeq validate` exits 1 with findings, and `codeq run` says "rejected") or, if it runs, the
+marker must be absent from its output; the layer that stopped it is shown in the summary:
+static, guard (the runtime guard's error is in stderr), or sandbox (the operation failed for
+another reason, e.g. the file or syscall is not there).
 tests/validator/benign/NN_name.py are ordinary agent programs: zero findings, status ok, and stdout
 byte-identical to plain `/usr/bin/python3 -I -B` (safe to run unconfined: we wrote them).
 
 Layer matrix (reported, not asserted: the assertion is on the shipped strict profile): every
-bypass is also run under two policies derived from strict with every static rule it tripped
+bypass is also run under two policies derived from its profile with every static rule it tripped
 disabled — "guard alone" (runtime guard on) and "sandbox alone" (guard off too) — to show which
 layers would stop it by themselves, and that each trick really works when nothing stops it.
 
@@ -72,9 +74,15 @@ def codeq(prog, args, timeout):
         return None
 
 
+def profile(prog):
+    """The built-in profile a bypass program runs under: strict unless NN_name.policy says."""
+    p = prog.with_suffix(".policy")
+    return p.read_text().strip() if p.exists() else "strict"
+
+
 def validate(prog):
     """codeq validate --json on one file: (exit code, findings list or None if unreadable)."""
-    p = codeq(prog, ["validate", "--json", str(prog)], 60)
+    p = codeq(prog, ["validate", "--json", "--policy", profile(prog), str(prog)], 60)
     if p is None:
         return -1, None
     try:
@@ -135,8 +143,8 @@ def alone(prog, policy):
     return ("ESCAPES" if "BYPASS-OK:" + prog.stem in text else "stops"), set()
 
 
-def derived_policy(directory, name, disabled, guard):
-    base = json.loads((SRC / "policies" / "strict.json").read_text())
+def derived_policy(directory, name, disabled, guard, profile_name="strict"):
+    base = json.loads((SRC / "policies" / f"{profile_name}.json").read_text())
     base.pop("$schema", None)
     base.update(name=name, runtime_guard=guard, disabled_rules=sorted(disabled - {"syntax"}))
     errs = schema_errors(POLICY, base)
@@ -152,8 +160,10 @@ def matrix(pool, directory, disabled):
     for guard in (True, False):
         todo, seen = list(BYPASS), set(disabled)
         for round_ in range(3):
-            pol = derived_policy(directory, f"corpus-{'guard' if guard else 'noguard'}-{round_}", seen, guard)
-            results = list(pool.map(lambda prog: (prog, alone(prog, pol)), todo))
+            kind = f"{'guard' if guard else 'noguard'}-{round_}"
+            pols = {b: derived_policy(directory, f"corpus-{b}-{kind}", seen, guard, b)
+                    for b in {profile(prog) for prog in todo}}
+            results = list(pool.map(lambda prog: (prog, alone(prog, pols[profile(prog)])), todo))
             todo = []
             for prog, (outcome, rules) in results:
                 out.setdefault(prog.stem, {})[guard] = outcome
@@ -169,7 +179,7 @@ def check_bypass(prog):
     """Returns (name, layer, detail); layer is static/guard/sandbox, or ESCAPED/broken."""
     name = prog.stem
     rc, findings = validate(prog)
-    r = run_job(prog, *BYPASS_LIMITS)
+    r = run_job(prog, *BYPASS_LIMITS, policy=profile(prog))
     if r is None or findings is None:
         return name, "broken", "no parsable output"
     marker = "BYPASS-OK:" + name

@@ -20,7 +20,8 @@ F = Failures()
 MARK = "GUARD-BYPASSED"
 RULES = ["call-denied", "builtin-ref", "dunder-name", "dunder-attr", "getattr-dynamic",
          "getattr-private", "module-private", "module-escape", "module-attr-denied",
-         "import-denied", "import-relative", "import-star", "introspection-attr", "format-dynamic"]
+         "import-denied", "import-relative", "import-star", "introspection-attr", "format-dynamic",
+         "match-positional"]
 GUARD_ONLY = {
     "name": "guard-only",
     "modules": ["math", "sys", "json", "random", "queue", "collections", "dataclasses", "functools",
@@ -55,6 +56,24 @@ HOSTILE = {
     # Private helper modules load (allowed modules' C code needs them) but the job gets an
     # empty stand-in: no attribute of the real module reaches it.
     "private_helper_module": "m = __import__('_posixsubprocess')\nprint('GUARD-BYPASSED', m.fork_exec)\n",
+    # Attribute reads by string, whatever name the getter has.
+    "attrgetter_alias": "import operator, random\nag = operator.attrgetter\n"
+                        "print('GUARD-BYPASSED', ag('__init__.__globals__')(random.Random))\n",
+    # Objects the job holds lead to io.FileIO; the audit hook sees the open itself.
+    "fileio_from_stdin": "import sys\nf = type(sys.stdin.buffer.raw)('/etc/hostname')\n"
+                         "print('GUARD-BYPASSED', f.read())\n",
+    # Library code that runs strings: dataclasses' generated methods (field names from
+    # __annotations__), typing's ForwardRef.
+    "dataclass_field_exec": "import dataclasses\nclass R:\n"
+                            "    __annotations__ = {\"x or print('GUARD-BYPASSED', \"\n"
+                            "                       \"().__class__.__base__)\": int}\n"
+                            "R = dataclasses.dataclass(init=False, eq=False)(R)\nr = R()\nr.x = 0\n"
+                            "repr(r)\n",
+    "match_positional": "import random\nclass M(type):\n"
+                        "    def __instancecheck__(cls, o):\n        return True\n"
+                        "class G(metaclass=M):\n    __match_args__ = ('__globals__',)\n"
+                        "match random.Random.__init__:\n    case G(g):\n"
+                        "        print('GUARD-BYPASSED', g['_os'])\n",
 }
 
 TMP = pathlib.Path(tempfile.mkdtemp(prefix="codeq-guard-test-"))
@@ -112,6 +131,8 @@ STRICT_HOSTILE = {
                         "print('GUARD-BYPASSED', f)\n",
     "lazy_hook_plain": "import typing\nf = typing.__getattr__('get_' + 'type_hints')\n"
                        "print('GUARD-BYPASSED', f)\n",
+    "forwardref_evaluate": "import typing\nref = typing.get_args(typing.List['print(\"GUARD-' + "
+                           "'BYPASSED\")'])[0]\nref._evaluate({}, {}, frozenset())\n",
 }
 for name, src in STRICT_HOSTILE.items():
     (TMP / f"{name}.py").write_text(src)

@@ -181,6 +181,10 @@ static void test_attrgetter_methodcaller(void **state) {
            3, "dunder-attr@2:25", "dunder-attr@3:27", "getattr-dynamic@4:5");
     clean("from operator import attrgetter, itemgetter\nrows = sorted([], key=attrgetter('name'))\n"
           "k = itemgetter(0)\n");
+    /* Used as a value or imported under another name, later calls escape the name check. */
+    expect("import operator\nag = operator.attrgetter\nf = map(operator.methodcaller, n)\n"
+           "from operator import attrgetter as g, methodcaller\nm = [methodcaller]\n",
+           4, "builtin-ref@2:6", "builtin-ref@3:9", "builtin-ref@4:22", "builtin-ref@5:6");
 }
 
 /* ---- introspection ---------------------------------------------------------------------- */
@@ -275,6 +279,10 @@ static void test_hiding_places(void **state) {
     expect("match v:\n    case object(__init__=object(__globals__=g)):\n        pass\n", 1,
            "dunder-attr@2:45"); /* __init__ is harmless; __globals__ is not */
     clean("match p:\n    case Point(x=0, y=yy):\n        print(yy)\n");
+    /* Positional sub-patterns read the attributes __match_args__ names at run time. */
+    expect("match v:\n    case C(D(g)):\n        pass\n    case int(n):\n        pass\n", 3,
+           "match-positional@2:12", "match-positional@2:14", "match-positional@4:14");
+    clean("match v:\n    case str() | int():\n        pass\n");
 }
 
 /* ---- limits and policies ---------------------------------------------------------------- */

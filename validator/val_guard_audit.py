@@ -1,0 +1,190 @@
+# codeq runtime guard, part 1: the audit hook. val_policy.c puts this file between the
+# generated `_CODEQ_POLICY = {...}` line and val_guard.py, which calls _codeq_audit_hook() just
+# before main.py runs. It is a file of its own because it is a concern of its own: the guard's
+# proxies and builtins filter names; this sees operations, whatever name led to them.
+#
+# Objects the job legitimately holds lead to constructors no proxy filters (type() of
+# sys.stdin.buffer.raw is io.FileIO), and allowed modules evaluate strings (typing's
+# ForwardRef, dataclasses' and namedtuple's generated functions). CPython reports both to
+# audit hooks ("open" with the path actually opened, "exec" with the code object actually
+# run), which the job cannot remove or see. After main.py starts:
+# - open: the standard library's own files and main.py/the guard read-only (imports,
+#   tracebacks), descriptors 0-2, and under files: workdir, the working directory; nothing
+#   else, whichever object did the opening.
+# - exec: module code of the standard library during an import, and code built by the
+#   three known builders when every name in it passes the getattr rules (a ForwardRef
+#   also: no calls, no private names, no other module's globals). Anything else that turns
+#   a string into running code is refused.
+# - pickle.find_class: only names of allowed modules that the getattr rules allow.
+# - processes, signals, sockets, ctypes, changes to the file system, new code objects, tracing:
+#   refused outright (no allowed module does them for a job); directory listings only of
+#   sys.path and the working directory.
+#
+# The hook is a closure: the job cannot reach it, and CPython offers no way to list or remove
+# audit hooks. _sys._getframe(1) in it is the Python frame whose C call raised the event.
+import builtins as _builtins
+import opcode as _opcode
+import os as _os
+import sys as _sys
+import types as _types
+
+
+def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names):
+    """(hook, positional_match) for the policy; job["main"] and job["code"] are main.py's
+    module and code object, set before the hook is installed."""
+    cwd = _os.path.realpath(_os.getcwd())
+
+    def under(path, root):
+        return path == root or path.startswith(root + _os.sep)
+
+    paths = (_os.path.realpath(p) for p in _sys.path if isinstance(p, str) and p)
+    read_roots = tuple(r for r in paths if not under(r, cwd) and not under(cwd, r))
+    own_files = (_os.path.join(cwd, "main.py"), _os.path.join(cwd, "_codeq_prelude.py"))
+    write_flags = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
+
+    def open_allowed(path, mode, flags):
+        if type(path) is int:
+            return 0 <= path <= 2
+        if type(path) is not str and type(path) is not bytes:
+            return False  # library code opens plain paths; the job's open() converts first
+        real = _os.path.realpath(path)
+        if isinstance(real, bytes):
+            real = _os.fsdecode(real)
+        if policy["files"] == "workdir" and under(real, cwd):
+            return True
+        if (isinstance(flags, int) and flags & write_flags) or \
+                any(ch in (mode if isinstance(mode, str) else "w") for ch in "wax+"):
+            return False
+        return real in own_files or any(under(real, root) for root in read_roots)
+
+    builder_names = frozenset({"__create_fn__", "__dataclass_builtins_object__", "__class__",
+                               "__dataclass_self__", "__qualname__", "__post_init__"})
+    builder_globals = frozenset(n for n in vars(_builtins) if not n.startswith("_")) | {
+        "_tuple_new"}
+    ops = _opcode.opmap
+    call_ops = frozenset(ops[n] for n in ("CALL", "PRECALL", "CALL_FUNCTION_EX") if n in ops)
+
+    def dunders_in(text):
+        if "__" not in text:
+            return ()
+        import re  # only when a builder's string spells a dunder (rare): not on every start
+        return re.findall(r"__\w+__", text)
+
+    def instructions(code):
+        raw, ext = code.co_code, 0
+        for i in range(0, len(raw), 2):
+            op, arg = raw[i], raw[i + 1] | ext
+            ext = arg << 8 if op == _opcode.EXTENDED_ARG else 0
+            yield op, arg
+
+    def global_reads(code):
+        """The names the code looks up as globals or builtins (not attributes, not locals)."""
+        for op, arg in instructions(code):
+            if op == ops["LOAD_GLOBAL"]:
+                yield code.co_names[arg >> 1]
+            elif op == ops["LOAD_NAME"]:
+                yield code.co_names[arg]
+
+    def positional_match(code):
+        return any(op == ops["MATCH_CLASS"] and arg for op, arg in instructions(code)) or \
+            any(positional_match(c) for c in code.co_consts if isinstance(c, _types.CodeType))
+
+    def code_ok(code, expression):
+        """Code an allowed module built from strings is run only if it could have been
+        written by a program the static rules accept: no denied dunder or introspection name
+        read, bound or spelled in a string (a format field), no dangerous builtin looked up;
+        an expression (a ForwardRef) also calls nothing and reads no private name. Field
+        names like `format` or `input` stay usable: only lookups of builtins are refused.
+        Builder code may look up no global but a builtin (see below)."""
+        own = () if expression else builder_names
+        for n in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
+            if n not in own and (denied_name(n) or (expression and n.startswith("_"))):
+                return False
+        for n in global_reads(code):
+            # A builder's globals are the class's module (dataclasses: cls.__module__, which
+            # the program sets), so its other names (that module's imports and privates) are
+            # no builder's business: they read only builtins, and namedtuple its _tuple_new.
+            if n in refused_names or not (expression or n in builder_globals):
+                return False
+        if expression and any(op in call_ops for op in code.co_code[::2]):
+            return False
+        for c in code.co_consts:
+            if isinstance(c, str) and any(m not in own and denied_name(m)
+                                          for m in dunders_in(c)):
+                return False
+            if isinstance(c, _types.CodeType) and (expression or not code_ok(c, False)):
+                return False
+        return True
+
+    def own_dict(ns):
+        """Not the namespace of a loaded module other than the job's own."""
+        return ns is None or ns is job["main"].__dict__ or not any(
+            ns is vars(m) for m in list(_sys.modules.values()) if isinstance(m, type(_sys)))
+
+    def builder(modname, path):
+        obj = _sys.modules.get(modname)
+        for part in path:
+            obj = getattr(obj, part, None)
+        return getattr(obj, "__code__", None)
+
+    def exec_allowed(code, frame):
+        caller = frame.f_code
+        if code is job["code"]:
+            return True
+        if caller.co_filename.startswith("<frozen importlib"):
+            return code.co_filename.startswith("<frozen ") or \
+                any(under(_os.path.realpath(code.co_filename), r) for r in read_roots)
+        if caller is builder("collections", ("namedtuple",)) or \
+                caller is builder("dataclasses", ("_create_fn",)):
+            return code_ok(code, False)
+        if caller is builder("typing", ("ForwardRef", "_evaluate")):
+            ns = frame.f_locals
+            return code_ok(code, True) and own_dict(ns.get("globalns")) and \
+                own_dict(ns.get("localns"))
+        return False
+
+    def shown(path):
+        return repr(path) if type(path) in (str, bytes, int) else type(path).__name__
+
+    def unpickle_allowed(module, name):
+        """pickle (numpy.load(allow_pickle=True) under data) resolves any module.name it is
+        given: only what an import of an allowed module and the getattr rules would give."""
+        if type(module) is not str or type(name) is not str or not top_allowed(module):
+            return False
+        return not any(denied_name(part) or part in refused_names or
+                       part in denied_attrs.get(module, ()) for part in name.split("."))
+
+    # Operations no allowed module performs on a job's behalf: refused whoever asks (os.system
+    # reached through some function's globals, ...). The sandbox stops them too; this says so
+    # early and by name. Listing a directory is left to imports (sys.path) and the workdir.
+    refused_events = frozenset({
+        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+        "os.kill", "os.killpg", "subprocess.Popen", "ctypes.dlopen", "ctypes.dlsym",
+        "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
+        "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod",
+        "os.chown", "os.truncate", "os.chdir", "os.putenv", "os.unsetenv", "os.setxattr",
+        "os.removexattr", "os.utime", "code.__new__", "sys.settrace", "sys.setprofile"})
+
+    def listing_allowed(path):
+        if type(path) is not str and type(path) is not bytes:
+            return False
+        real = _os.path.realpath(path)
+        real = _os.fsdecode(real) if isinstance(real, bytes) else real
+        return under(real, cwd) or any(under(real, root) for root in read_roots)
+
+    def audit(event, args):
+        if event in refused_events or \
+                (event in ("os.listdir", "os.scandir") and not listing_allowed(args[0])):
+            raise PermissionError(f"codeq guard: {event} is not allowed by policy "
+                                  f"{policy['name']}")
+        if event == "open" and not open_allowed(*args[:3]):
+            raise PermissionError(f"codeq guard: opening {shown(args[0])} is not allowed by "
+                                  f"policy {policy['name']}")
+        if event == "pickle.find_class" and not unpickle_allowed(*args[:2]):
+            raise PermissionError(f"codeq guard: unpickling {shown(args[0])}.{shown(args[1])} "
+                                  f"is not allowed by policy {policy['name']}")
+        if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):
+            raise PermissionError("codeq guard: running code built from a string is not "
+                                  f"allowed by policy {policy['name']}")
+
+    return audit, positional_match
