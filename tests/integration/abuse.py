@@ -33,6 +33,9 @@ Header comments declare what must happen, one per line:
   #                                   /tmp and an abstract one; they must receive nothing
   # host: linger_ms=N                 wait N ms after the job before the host checks (orphans)
   # host: sysvipc                     no SysV IPC object keyed by the token is on the host
+  # host: pagecache                   two host files under /usr (the job gets their paths as
+  #                                   ctx["pagecache"]) fully cached before the job must still
+  #                                   be cached after it (fincore): no job evicts the host's cache
   # limits: wall_ms=2000 memory_mb=64 passed as --wall-ms 2000 --memory-mb 64
   # needs: numpy                      precondition on the host's /usr/bin/python3; when unmet the
   #                                   case is NOT counted and the summary says why
@@ -277,6 +280,9 @@ def run_case(path):
     ctx = {"token": token, "suite": SUITE, "runner_pid": os.getpid()}
     sentinel = host.Sentinel() if "sentinel" in h["host"] else None
     listener = host.Listener() if "listener" in h["host"] else None
+    pagecache = host.PageCache() if "pagecache" in h["host"] else None
+    if pagecache:
+        ctx["pagecache"] = pagecache.paths
     if sentinel:
         ctx["sentinel_pid"] = sentinel.pid
     if listener:
@@ -336,6 +342,9 @@ def run_case(path):
               flush=True)
     if linger:
         time.sleep(linger / 1000)
+    if pagecache:
+        for path, before, after in pagecache.dropped():
+            problems.append(f"host page cache of {path}: {before} bytes before the job, {after} after")
     host_checks(name, token, run, sentinel, listener, problems, h["host"])
     return name, problems, None, bool(run.cgroups)
 
