@@ -16,6 +16,8 @@ Header comments declare what must happen, one per line:
   # expect: base64-present            stdout_base64 carried (non-UTF-8 output)
   # expect: artifacts-include=a,b     these paths are among the result's artifacts
   # expect: artifacts-exclude=a,b     these are not (symlinks, hard links, FIFOs, devices)
+  # expect: artifacts-bytes-include=B64,...  these paths, given as base64 of their bytes, are
+  #                                   among the artifacts (path_base64, or path when UTF-8)
   # expect: artifacts-count<=N        at most N artifacts
   # expect: wall-ms<=N                `codeq run` took at most N ms, measured by the runner (zygote
   #                                   mode: the job's usage.wall_ms, since `codeq run` first
@@ -241,10 +243,17 @@ def check_expect(e, r, run, problems):
         for name in v.split(","):
             if (name in paths) != (k == "artifacts-include"):
                 problems.append(f"{k} {name}: artifacts are {paths[:10]}")
+    elif k == "artifacts-bytes-include":
+        raw = [a["path_base64"] if "path_base64" in a else
+               base64.b64encode(a["path"].encode()).decode() for a in r.get("artifacts") or []]
+        for name in v.split(","):
+            if name not in raw:
+                problems.append(f"artifacts-bytes-include {base64.b64decode(name)!r}: artifact "
+                                f"paths are {[base64.b64decode(x) for x in raw][:10]}")
     elif k not in ("stdout-contains", "stdout-not-contains", "stderr-contains",
                    "result-not-contains", "message-contains", "signal", "truncated",
                    "base64-present",
-                   "artifacts-include", "artifacts-exclude"):
+                   "artifacts-include", "artifacts-exclude", "artifacts-bytes-include"):
         problems.append(f"unknown expectation {e!r}")
 
 
