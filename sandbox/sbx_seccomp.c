@@ -8,7 +8,7 @@
  * AF_UNIX and ioctl(TIOCSTI) — compared on the low 32 bits, since the kernel ignores the
  * high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
- * (sbx_sc_cache). Anything else kills the whole process (SCMP_ACT_KILL_PROCESS): an unexpected
+ * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the whole process (SCMP_ACT_KILL_PROCESS): an unexpected
  * call is either an attack or a gap in this list, and either way a clear SIGSYS that the
  * verdict reports as seccomp_violation beats a mysterious errno. personality() other than
  * the default persona or the query is such a kill. Other architectures (i386 int 0x80, x32)
@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -65,12 +66,12 @@ static const char *const sbx_sc_allow[] = {
     "restart_syscall", "getitimer", "setitimer", "alarm", "timer_settime", "timer_gettime",
     "timer_getoverrun", "timer_delete",
     /* with argument rules below: fcntl, madvise, fadvise64, the kill family, prctl,
-     * timer_create, mq_notify */
+     * timer_create, mq_notify, setrlimit, prlimit64 */
     /* identity and limits: reading, or changes the kernel refuses without capabilities */
     "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
     "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "setsid", "setpgid", "setuid",
     "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid",
-    "setfsgid", "capget", "capset", "getrlimit", "setrlimit", "prlimit64", "getrusage",
+    "setfsgid", "capget", "capset", "getrlimit", "getrusage",
     "getpriority", "setpriority", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
     "sched_get_priority_max", "sched_get_priority_min", "sched_getattr", "sched_rr_get_interval",
     "ioprio_get", "getcpu",
@@ -213,6 +214,26 @@ static int sbx_sc_cache(scmp_filter_ctx c)
     return rc < 0 ? rc : sbx_sc_values(c, SCMP_SYS(madvise), 2, madv, 4);
 }
 
+/* RLIMIT_CORE is 1 (sbx_rlimits.c), the one value for which the kernel starts no core_pattern
+ * pipe helper; a job lowering it to 0 would get the helper back, so setting RLIMIT_CORE is
+ * answered 0 and does nothing (programs that "disable core dumps" keep working). */
+static int sbx_sc_core(scmp_filter_ctx c)
+{
+    const sbx_sc_val core = {RLIMIT_CORE, SCMP_ACT_ERRNO(0)};
+    const sbx_sc_val core_next = {RLIMIT_CORE, SBX_SC_NEXT};
+    const struct scmp_arg_cmp is_core = SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE);
+    const struct scmp_arg_cmp set_new[2] = {is_core, SCMP_CMP(2, SCMP_CMP_NE, 0)};
+    int rc = sbx_sc_values(c, SCMP_SYS(setrlimit), 0, &core, 1);
+    if (rc == 0) /* prlimit64(pid, resource, new, old): reading (new == NULL) stays allowed */
+        rc = sbx_sc_values(c, SCMP_SYS(prlimit64), 1, &core_next, 1);
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, is_core,
+                              SCMP_CMP(2, SCMP_CMP_EQ, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(0), SCMP_SYS(prlimit64), 2, set_new);
+    return rc;
+}
+
 /* ioctl: EPERM for TIOCSTI in the low 32 bits. */
 static int sbx_sc_ioctl(scmp_filter_ctx c)
 {
@@ -336,16 +357,15 @@ static void sbx_sc_build(void)
     for (size_t i = 0; rc == 0 && i < sizeof sbx_sc_deny / sizeof sbx_sc_deny[0]; i++)
         if ((rc = sbx_sc_name(c, SCMP_ACT_ERRNO(EPERM), sbx_sc_deny[i])) < 0)
             step = sbx_sc_deny[i];
-    if (rc == 0 && (rc = sbx_sc_ioctl(c)) < 0)
-        step = "ioctl rules";
-    if (rc == 0 && (rc = sbx_sc_clone(c)) < 0)
-        step = "clone rules";
-    if (rc == 0 && (rc = sbx_sc_args(c)) < 0)
-        step = "socket/personality rules";
-    if (rc == 0 && (rc = sbx_sc_signals(c)) < 0)
-        step = "SIGSYS rules";
-    if (rc == 0 && (rc = sbx_sc_cache(c)) < 0)
-        step = "page cache rules";
+    static const struct {
+        int (*add)(scmp_filter_ctx);
+        const char *what;
+    } rules[] = {{sbx_sc_ioctl, "ioctl rules"},   {sbx_sc_clone, "clone rules"},
+                 {sbx_sc_args, "socket/personality rules"}, {sbx_sc_signals, "SIGSYS rules"},
+                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "RLIMIT_CORE rules"}};
+    for (size_t i = 0; rc == 0 && i < sizeof rules / sizeof rules[0]; i++)
+        if ((rc = rules[i].add(c)) < 0)
+            step = rules[i].what;
     if (rc == 0 && (rc = sbx_sc_export(c)) < 0)
         step = "seccomp_export_bpf";
     if (rc < 0)
