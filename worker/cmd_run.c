@@ -166,12 +166,10 @@ static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
     }
     if (as_json && with_audit) {
         json_t *both = json_pack("{s:O, s:O}", "result", o.result, "audit", o.audit);
-        json_dumpf(both, stdout, JSON_COMPACT);
+        cli_print_json(both);
         json_decref(both);
-        putchar('\n');
     } else if (as_json) {
-        json_dumpf(o.result, stdout, JSON_COMPACT);
-        putchar('\n');
+        cli_print_json(o.result);
     } else {
         print_human(o.result);
     }

@@ -3,7 +3,8 @@ control characters (issue 11). A job writes escape sequences (OSC window title w
 screen, a C1 CSI, carriage return, DEL) to stdout and stderr; `codeq run` runs with its stdout
 on a pseudo-terminal, and what the terminal receives must hold none of those bytes, only their
 escaped forms (\\x1b, \\u009b), with newlines and tabs kept. Into a pipe the output stays
-unchanged (a redirect gets the job's exact text). Runs one harmless job per check."""
+unchanged (a redirect gets the job's exact text). With --json on a terminal the JSON is
+ASCII-only, so C1 controls and DEL arrive as \\u escapes. Runs one harmless job per check."""
 import os
 import pathlib
 import pty
@@ -51,6 +52,13 @@ with tempfile.TemporaryDirectory(prefix="codeq-tty-") as td:
     F.check(not found, f"tty: control bytes {found} reached the terminal: {seen[:400]!r}")
     for want in (rb"A\x1b]0;pwned\x07B\x1b[2J\u009b31mC\x0dD\x7fE" + b"\tF\r\n", rb"\x1b[31mERR"):
         F.check(want in seen, f"tty: escaped text {want!r} not shown: {seen[:400]!r}")
+    # --json on a terminal: JSON escapes C0 controls itself; C1 ones and DEL must not arrive
+    # raw either.
+    seen = on_pty(argv[:2] + ["--json"] + argv[2:])
+    F.check(b'"status":"ok"' in seen and not [b for b in BAD if b in seen],
+            f"tty --json: control bytes reached the terminal: {seen[:400]!r}")
+    F.check(rb"\u009b31mc" in seen.lower() and rb"\u007fe" in seen.lower(),
+            f"tty --json: C1 CSI and DEL not shown as \\u escapes: {seen[:400]!r}")
     piped = subprocess.run(argv, capture_output=True, timeout=120).stdout
     F.check(b"A\x1b]0;pwned\x07B\x1b[2J\xc2\x9b31mC\rD\x7fE\tF\n" in piped,
             f"pipe: the job's output is not passed through unchanged: {piped[:400]!r}")
