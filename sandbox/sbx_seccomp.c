@@ -8,11 +8,12 @@
  * AF_UNIX and ioctl(TIOCSTI) — compared on the low 32 bits, since the kernel ignores the
  * high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
- * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the whole process (SCMP_ACT_KILL_PROCESS): an unexpected
- * call is either an attack or a gap in this list, and either way a clear SIGSYS that the
- * verdict reports as seccomp_violation beats a mysterious errno. personality() other than
- * the default persona or the query is such a kill. Other architectures (i386 int 0x80, x32)
- * are killed too: their numbers mean different calls.
+ * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the
+ * whole process (SCMP_ACT_KILL_PROCESS): an unexpected call is either an attack or a gap in
+ * this list, and either way a clear SIGSYS that the verdict reports as seccomp_violation
+ * beats a mysterious errno. personality() other than the default persona or the query is
+ * such a kill. Other architectures (i386 int 0x80, x32) are killed too: their numbers mean
+ * different calls.
  * The filter is built once per process with libseccomp and exported as BPF in the parent:
  * the child only hands the finished program to the kernel (no malloc after clone).
  */
