@@ -11,7 +11,13 @@
  * - RLIMIT_NPROC (pids): per real uid on the host; each running job has a uid of its own
  *   (sbx_user.c), so it is a per-job bound now, behind the pids cgroup.
  * - RLIMIT_FSIZE (file_mb): writes past it fail with EFBIG (Python ignores SIGXFSZ).
- * - RLIMIT_NOFILE (open_files), RLIMIT_CORE 0: no core files of hostile processes.
+ * - RLIMIT_NOFILE (open_files).
+ * - RLIMIT_CORE 1, not 0: a crash must reach neither a core file nor the host's core_pattern
+ *   pipe helper (systemd-coredump, apport), which gets the dump whatever the limit except
+ *   exactly 1 (fs/coredump.c: the value the kernel reserves to stop recursive dumps; a file
+ *   dump also needs at least a page). Dumpability is no bound: the job can set it itself, and
+ *   with fs.suid_dumpable=2 even non-dumpable processes dump. The seccomp filter keeps the
+ *   job from lowering it to 0 (sbx_seccomp.c); tests/cgroup2/coredump.sh proves it.
  * Hard limits equal soft ones (except CPU); the job, without capabilities, cannot raise them.
  */
 #include "sbx_int.h"
@@ -39,7 +45,7 @@ static int sbx_rlimits_enter_main(sbx_proc *p)
         sbx_rlimit(p, RLIMIT_NPROC, "RLIMIT_NPROC", l->pids, l->pids) < 0 ||
         sbx_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", fsize, fsize) < 0 ||
         sbx_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", l->open_files, l->open_files) < 0 ||
-        sbx_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 0, 0) < 0)
+        sbx_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 1, 1) < 0)
         return -1;
     return 0;
 }

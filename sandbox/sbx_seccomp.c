@@ -6,20 +6,25 @@
  * namespaces, kexec, bpf, perf, keyrings, userfaultfd, io_uring, process_vm_*, syslog, ...)
  * get EPERM, as does clone with a namespace flag, socket/socketpair of any family but
  * AF_UNIX and ioctl(TIOCSTI) — compared on the low 32 bits, since the kernel ignores the
- * high ones. Anything else kills the whole process (SCMP_ACT_KILL_PROCESS): an unexpected
- * call is either an attack or a gap in this list, and either way a clear SIGSYS that the
- * verdict reports as seccomp_violation beats a mysterious errno. personality() other than
- * the default persona or the query is such a kill. Other architectures (i386 int 0x80, x32)
- * are killed too: their numbers mean different calls.
+ * high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
+ * (sbx_sc_signals); advice that would evict the host's page cache does nothing
+ * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the
+ * whole process (SCMP_ACT_KILL_PROCESS): an unexpected call is either an attack or a gap in
+ * this list, and either way a clear SIGSYS that the verdict reports as seccomp_violation
+ * beats a mysterious errno. personality() other than the default persona or the query is
+ * such a kill. Other architectures (i386 int 0x80, x32) are killed too: their numbers mean
+ * different calls.
  * The filter is built once per process with libseccomp and exported as BPF in the parent:
  * the child only hands the finished program to the kernel (no malloc after clone).
  */
 #include "sbx_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -28,6 +33,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,13 +43,13 @@ static const char *const sbx_sc_allow[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2",
     "pwritev2", "open", "openat", "openat2", "creat", "close", "close_range", "stat", "fstat",
     "lstat", "newfstatat", "statx", "lseek", "access", "faccessat", "faccessat2", "pipe",
-    "pipe2", "dup", "dup2", "dup3", "fcntl", "flock", "fsync", "fdatasync", "sync_file_range",
+    "pipe2", "dup", "dup2", "dup3", "flock", "fsync", "fdatasync", "sync_file_range",
     "truncate", "ftruncate", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename",
     "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink",
     "unlinkat", "symlink", "symlinkat", "readlink", "readlinkat", "chmod", "fchmod",
     "fchmodat", "chown", "fchown", "lchown", "fchownat", "umask", "mknod", "mknodat", "statfs", "fstatfs",
-    "utime", "utimes", "utimensat", "futimesat", "fadvise64", "fallocate", "copy_file_range",
-    "sendfile", "splice", "tee", "readahead", "memfd_create", "eventfd", "eventfd2",
+    "utime", "utimes", "utimensat", "futimesat", "fallocate", "copy_file_range", "sendfile",
+    "splice", "tee", "readahead", "memfd_create", "eventfd", "eventfd2",
     "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4",
     "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "getxattr",
     "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
@@ -52,20 +58,21 @@ static const char *const sbx_sc_allow[] = {
     "epoll_wait", "epoll_pwait", "epoll_pwait2", "nanosleep", "clock_nanosleep", "pause",
     "futex", "futex_waitv", "set_robust_list", "get_robust_list", "sched_yield",
     /* memory */
-    "brk", "mmap", "munmap", "mprotect", "mremap", "madvise", "msync", "mincore", "mlock",
-    "mlock2", "munlock", "mlockall", "munlockall", "membarrier", "get_mempolicy",
+    "brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore", "mlock", "mlock2",
+    "munlock", "mlockall", "munlockall", "membarrier", "get_mempolicy",
     /* processes and signals (inside the job's own pid namespace) */
     "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4", "waitid",
-    "kill", "tkill", "tgkill", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
-    "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend", "rt_sigqueueinfo",
-    "rt_tgsigqueueinfo", "sigaltstack", "pidfd_open", "pidfd_send_signal", "set_tid_address",
-    "rseq", "arch_prctl", "prctl", "restart_syscall", "getitimer", "setitimer", "alarm",
-    "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
+    "rt_sigsuspend", "sigaltstack", "pidfd_open", "set_tid_address", "rseq", "arch_prctl",
+    "restart_syscall", "getitimer", "setitimer", "alarm", "timer_settime", "timer_gettime",
+    "timer_getoverrun", "timer_delete",
+    /* with argument rules below: fcntl, madvise, fadvise64, the kill family, prctl,
+     * timer_create, mq_notify, setrlimit, prlimit64 */
     /* identity and limits: reading, or changes the kernel refuses without capabilities */
     "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
     "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "setsid", "setpgid", "setuid",
     "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid",
-    "setfsgid", "capget", "capset", "getrlimit", "setrlimit", "prlimit64", "getrusage",
+    "setfsgid", "capget", "capset", "getrlimit", "getrusage",
     "getpriority", "setpriority", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
     "sched_get_priority_max", "sched_get_priority_min", "sched_getattr", "sched_rr_get_interval",
     "ioprio_get", "getcpu",
@@ -79,7 +86,7 @@ static const char *const sbx_sc_allow[] = {
     /* SysV IPC and POSIX queues: the job's own ipc namespace */
     "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
     "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
-    "mq_notify", "mq_getsetattr",
+    "mq_getsetattr",
 };
 
 static const char *const sbx_sc_deny[] = {
@@ -107,17 +114,132 @@ static int sbx_sc_name(scmp_filter_ctx c, uint32_t action, const char *name)
     return seccomp_rule_add(c, action, nr, 0);
 }
 
-/* ioctl: EPERM for TIOCSTI in the low 32 bits; allowed when any of those bits differs. */
-static int sbx_sc_ioctl(scmp_filter_ctx c)
+/* One value of one argument (compared on its low 32 bits: the kernel reads these arguments as
+ * int) gets `action`; SBX_SC_NEXT means "no rule here, the caller adds rules that look at
+ * another argument as well". */
+#define SBX_SC_NEXT 0xffffffffu
+typedef struct {
+    uint32_t value;
+    uint32_t action;
+} sbx_sc_val;
+
+/* Rules for call nr over argument `arg`: each listed value gets its action and every other
+ * value is allowed. The other values are covered by masked patterns, the leaves of a binary
+ * trie over the 32 bits that hold no listed value, so no two rules of different actions can
+ * match the same call (libseccomp does not say which wins when they do). `pre` conditions
+ * (other arguments) are prepended to every rule. */
+static int sbx_sc_split(scmp_filter_ctx c, int nr, const struct scmp_arg_cmp *pre,
+                        unsigned npre, unsigned arg, const sbx_sc_val *v, size_t n,
+                        uint32_t prefix, unsigned depth)
 {
-    int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
-    for (unsigned b = 0; rc == 0 && b < 32; b++) {
-        scmp_datum_t bit = (scmp_datum_t)1 << b;
-        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, bit, ~(scmp_datum_t)TIOCSTI & bit));
+    uint32_t mask = depth ? ~(uint32_t)0 << (32 - depth) : 0;
+    const sbx_sc_val *hit = NULL;
+    for (size_t i = 0; i < n && !hit; i++)
+        if ((v[i].value & mask) == prefix)
+            hit = &v[i];
+    if (!hit || depth == 32) {
+        uint32_t action = hit ? hit->action : SCMP_ACT_ALLOW;
+        if (action == SBX_SC_NEXT)
+            return 0;
+        struct scmp_arg_cmp cmp[3];
+        if (npre)
+            memcpy(cmp, pre, npre * sizeof *pre);
+        cmp[npre] = SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, mask, prefix);
+        return seccomp_rule_add_array(c, action, nr, npre + 1, cmp);
+    }
+    uint32_t bit = (uint32_t)1 << (31 - depth);
+    int rc = sbx_sc_split(c, nr, pre, npre, arg, v, n, prefix, depth + 1);
+    return rc < 0 ? rc : sbx_sc_split(c, nr, pre, npre, arg, v, n, prefix | bit, depth + 1);
+}
+
+static int sbx_sc_values(scmp_filter_ctx c, int nr, unsigned arg, const sbx_sc_val *v, size_t n)
+{
+    return sbx_sc_split(c, nr, NULL, 0, arg, v, n, 0, 0);
+}
+
+/* Rules for `a0 == v0 && a1 == v1` -> action; everything else allowed. */
+static int sbx_sc_pair(scmp_filter_ctx c, int nr, unsigned a0, uint32_t v0, unsigned a1,
+                       uint32_t v1, uint32_t action)
+{
+    const sbx_sc_val first = {v0, SBX_SC_NEXT}, second = {v1, action};
+    const struct scmp_arg_cmp pre = SCMP_CMP(a0, SCMP_CMP_MASKED_EQ, 0xffffffffu, v0);
+    int rc = sbx_sc_values(c, nr, a0, &first, 1);
+    return rc < 0 ? rc : sbx_sc_split(c, nr, &pre, 1, a1, &second, 1, 0, 0);
+}
+
+/* A SIGSYS death must mean the filter killed the process, so no process of the job can send
+ * SIGSYS or arrange for one (issue 11): EPERM for SIGSYS through kill, tkill, tgkill,
+ * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, prctl(PR_SET_PDEATHSIG),
+ * fcntl(F_SETSIG) (I/O, lease and dnotify signals) and clone's exit signal (below); and for
+ * timer_create and mq_notify with a sigevent, which names its signal in memory the filter
+ * cannot read (NULL, i.e. SIGALRM, stays allowed). A handler or sigaction does not matter:
+ * the default action is what kills. */
+static int sbx_sc_signals(scmp_filter_ctx c)
+{
+    static const struct {
+        const char *name;
+        unsigned arg;
+    } send[] = {{"kill", 1}, {"tkill", 1}, {"tgkill", 2}, {"rt_sigqueueinfo", 1},
+                {"rt_tgsigqueueinfo", 2}, {"pidfd_send_signal", 1}};
+    const sbx_sc_val sigsys = {SIGSYS, SCMP_ACT_ERRNO(EPERM)};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof send / sizeof send[0]; i++)
+        rc = sbx_sc_values(c, seccomp_syscall_resolve_name(send[i].name), send[i].arg, &sigsys, 1);
+    if (rc == 0)
+        rc = sbx_sc_pair(c, SCMP_SYS(prctl), 0, PR_SET_PDEATHSIG, 1, SIGSYS, SCMP_ACT_ERRNO(EPERM));
+    if (rc == 0)
+        rc = sbx_sc_pair(c, SCMP_SYS(fcntl), 1, F_SETSIG, 2, SIGSYS, SCMP_ACT_ERRNO(EPERM));
+    const int sev[] = {SCMP_SYS(timer_create), SCMP_SYS(mq_notify)};
+    for (size_t i = 0; rc == 0 && i < 2; i++) {
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, sev[i], 1, SCMP_A1(SCMP_CMP_EQ, 0));
+        if (rc == 0)
+            rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), sev[i], 1, SCMP_A1(SCMP_CMP_NE, 0));
     }
     return rc;
+}
+
+/* The host's page cache is shared with the job (its /usr is the host's, through an overlay):
+ * advice that evicts or reclaims cached pages of a file is answered 0 and does nothing —
+ * posix_fadvise DONTNEED/NOREUSE, madvise COLD/PAGEOUT (file mappings) and COLLAPSE (which
+ * replaces a file's cached pages with a huge page) — and madvise REMOVE (punches a hole in
+ * the file) gets EPERM. Everything else a program advises is allowed. */
+static int sbx_sc_cache(scmp_filter_ctx c)
+{
+    const sbx_sc_val fadv[] = {{POSIX_FADV_DONTNEED, SCMP_ACT_ERRNO(0)},
+                               {POSIX_FADV_NOREUSE, SCMP_ACT_ERRNO(0)}};
+    const sbx_sc_val madv[] = {{MADV_COLD, SCMP_ACT_ERRNO(0)},
+                               {MADV_PAGEOUT, SCMP_ACT_ERRNO(0)},
+                               {25 /* MADV_COLLAPSE, Linux 6.1 */, SCMP_ACT_ERRNO(0)},
+                               {MADV_REMOVE, SCMP_ACT_ERRNO(EPERM)}};
+    int rc = sbx_sc_values(c, SCMP_SYS(fadvise64), 3, fadv, 2);
+    return rc < 0 ? rc : sbx_sc_values(c, SCMP_SYS(madvise), 2, madv, 4);
+}
+
+/* RLIMIT_CORE is 1 (sbx_rlimits.c), the one value for which the kernel starts no core_pattern
+ * pipe helper; a job lowering it to 0 would get the helper back, so setting RLIMIT_CORE is
+ * answered 0 and does nothing (programs that "disable core dumps" keep working). */
+static int sbx_sc_core(scmp_filter_ctx c)
+{
+    const sbx_sc_val core = {RLIMIT_CORE, SCMP_ACT_ERRNO(0)};
+    const sbx_sc_val core_next = {RLIMIT_CORE, SBX_SC_NEXT};
+    const struct scmp_arg_cmp is_core = SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE);
+    const struct scmp_arg_cmp set_new[2] = {is_core, SCMP_CMP(2, SCMP_CMP_NE, 0)};
+    int rc = sbx_sc_values(c, SCMP_SYS(setrlimit), 0, &core, 1);
+    if (rc == 0) /* prlimit64(pid, resource, new, old): reading (new == NULL) stays allowed */
+        rc = sbx_sc_values(c, SCMP_SYS(prlimit64), 1, &core_next, 1);
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, is_core,
+                              SCMP_CMP(2, SCMP_CMP_EQ, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(0), SCMP_SYS(prlimit64), 2, set_new);
+    return rc;
+}
+
+/* ioctl: EPERM for TIOCSTI in the low 32 bits. */
+static int sbx_sc_ioctl(scmp_filter_ctx c)
+{
+    const sbx_sc_val tiocsti = {TIOCSTI, SCMP_ACT_ERRNO(EPERM)};
+    return sbx_sc_values(c, SCMP_SYS(ioctl), 1, &tiocsti, 1);
 }
 
 static int sbx_sc_clone(scmp_filter_ctx c)
@@ -131,9 +253,14 @@ static int sbx_sc_clone(scmp_filter_ctx c)
         rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                               SCMP_A0(SCMP_CMP_MASKED_EQ, ns[i], ns[i]));
     }
+    /* The exit signal (low byte) SIGSYS would reach the parent when the child ends. */
     if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, CSIGNAL, SIGSYS));
+    /* Allowed: no namespace flag, and an exit signal with some bit unlike SIGSYS's. */
+    for (scmp_datum_t bit = 1; rc == 0 && bit & CSIGNAL; bit <<= 1)
         rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-                              SCMP_A0(SCMP_CMP_MASKED_EQ, all, 0));
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, all | bit, ~(scmp_datum_t)SIGSYS & bit));
     if (rc == 0)
         rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     return rc;
@@ -231,12 +358,15 @@ static void sbx_sc_build(void)
     for (size_t i = 0; rc == 0 && i < sizeof sbx_sc_deny / sizeof sbx_sc_deny[0]; i++)
         if ((rc = sbx_sc_name(c, SCMP_ACT_ERRNO(EPERM), sbx_sc_deny[i])) < 0)
             step = sbx_sc_deny[i];
-    if (rc == 0 && (rc = sbx_sc_ioctl(c)) < 0)
-        step = "ioctl rules";
-    if (rc == 0 && (rc = sbx_sc_clone(c)) < 0)
-        step = "clone rules";
-    if (rc == 0 && (rc = sbx_sc_args(c)) < 0)
-        step = "socket/personality rules";
+    static const struct {
+        int (*add)(scmp_filter_ctx);
+        const char *what;
+    } rules[] = {{sbx_sc_ioctl, "ioctl rules"},   {sbx_sc_clone, "clone rules"},
+                 {sbx_sc_args, "socket/personality rules"}, {sbx_sc_signals, "SIGSYS rules"},
+                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "RLIMIT_CORE rules"}};
+    for (size_t i = 0; rc == 0 && i < sizeof rules / sizeof rules[0]; i++)
+        if ((rc = rules[i].add(c)) < 0)
+            step = rules[i].what;
     if (rc == 0 && (rc = sbx_sc_export(c)) < 0)
         step = "seccomp_export_bpf";
     if (rc < 0)

@@ -3,6 +3,8 @@
  * Precedence, first match wins:
  *   1. a sandbox failure (setup step, sbx_kill, read error)         -> internal_error
  *   2. the seccomp filter killed a process of the job (SIGSYS)      -> seccomp_violation
+ *      (only the filter can: it refuses every way a job could send SIGSYS, sbx_seccomp.c;
+ *      without a filter, profile no-seccomp, a SIGSYS death is the job's own `signal`)
  *   3. the memory cgroup's OOM killer killed one                    -> memory_limit
  *      (isolate's cg-oom-killed: a job that ran out of memory and then hung or crashed
  *      is told as memory_limit, not as timeout or signal)
@@ -107,7 +109,7 @@ void sbx_verdict(sbx_proc *p)
     if (p->failed)
         return;
     char msg[128];
-    if (p->sigsys > 0) {
+    if (p->sigsys > 0 && p->use_seccomp) {
         snprintf(msg, sizeof msg,
                  "seccomp: a process of the job made a forbidden system call (SIGSYS)");
         sbx_verdict_set(p, SBX_SECCOMP, msg);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "wrk_internal.h"
@@ -124,4 +125,18 @@ int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max)
     if (sbx_limits_check(defaults, max, why, sizeof why) == 0) return 0;
     fprintf(stderr, "codeq: default job limits: %s\n", why);
     return -1;
+}
+
+void cli_print_json(const json_t *j)
+{
+    if (!isatty(STDOUT_FILENO)) {
+        json_dumpf(j, stdout, JSON_COMPACT);
+        putchar('\n');
+        return;
+    }
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+    for (const char *c = s; c && *c; c++) /* DEL: only inside strings, where \u007f is valid */
+        *c == 0x7f ? (void)fputs("\\u007f", stdout) : (void)putchar(*c);
+    putchar('\n');
+    free(s);
 }

@@ -55,4 +55,10 @@ int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 /* Parses a positive integer option or prints an error. */
 int cli_uint(const char *name, const char *arg, unsigned *out);
 
+/* Prints j as one compact JSON line on stdout. On a terminal only ASCII goes out: JSON escapes
+ * C0 controls itself, and C1 controls (U+009B is a CSI for some terminals) and DEL are written
+ * as \u escapes too, so a job's text cannot act on the terminal; into a pipe or file the
+ * bytes are jansson's, unchanged. */
+void cli_print_json(const json_t *j);
+
 #endif

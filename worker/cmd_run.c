@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "wrk_internal.h"
@@ -31,6 +32,8 @@ static const char run_help[] =
     "  --zygote-start-ms N  zygote mode: longest its start may take (default 10000; a\n"
     "                       slow host, or emulation, needs more)\n"
     "  -h, --help           this help\n\n"
+    "Without --json on a terminal, control characters of the job's output and messages\n"
+    "are shown escaped (\\x1b); into a pipe or file they are written unchanged.\n\n"
     "Exit status: 0 for status ok, 1 for any other status, 2 for usage errors.\n";
 
 static json_t *build_job(const char *id, const char *code, size_t len, const char *in,
@@ -55,8 +58,29 @@ static json_t *build_job(const char *id, const char *code, size_t len, const cha
     return job;
 }
 
+/* Prints text the job controls. On a terminal its control characters are shown escaped (\x1b,
+ * \u009b) instead of written: escape sequences could retitle or clear the terminal, move the
+ * cursor over codeq's own lines, or on some terminals answer with input (issue 11). Newline
+ * and tab stay as they are; into a pipe or a file the text goes unchanged. */
+static void put_job_text(const char *s, bool tty)
+{
+    if (!tty) {
+        fputs(s, stdout);
+        return;
+    }
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+            printf("\\x%02x", *c);
+        else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) /* C1 controls, as UTF-8 */
+            printf("\\u%04x", *++c);
+        else
+            putchar(*c);
+    }
+}
+
 static void print_human(const json_t *r)
 {
+    bool tty = isatty(STDOUT_FILENO);
     const json_t *u = json_object_get(r, "usage");
     printf("status: %s", json_string_value(json_object_get(r, "status")));
     if (json_is_integer(json_object_get(r, "exit_code")))
@@ -70,18 +94,30 @@ static void print_human(const json_t *r)
                json_integer_value(json_object_get(u, "max_rss_kb")));
     printf("\n");
     const char *msg = json_string_value(json_object_get(r, "message"));
-    if (msg && *msg) printf("message: %s\n", msg);
+    if (msg && *msg) {
+        printf("message: ");
+        put_job_text(msg, tty);
+        printf("\n");
+    }
     size_t i;
     json_t *f;
-    json_array_foreach(json_object_get(r, "findings"), i, f)
-        printf("line %lld col %lld: %s %s\n", json_integer_value(json_object_get(f, "line")),
+    json_array_foreach(json_object_get(r, "findings"), i, f) {
+        printf("line %lld col %lld: %s ", json_integer_value(json_object_get(f, "line")),
                json_integer_value(json_object_get(f, "col")),
-               json_string_value(json_object_get(f, "rule")),
-               json_string_value(json_object_get(f, "message")));
+               json_string_value(json_object_get(f, "rule")));
+        put_job_text(json_string_value(json_object_get(f, "message")), tty);
+        printf("\n");
+    }
     const char *out = json_string_value(json_object_get(r, "stdout"));
     const char *err = json_string_value(json_object_get(r, "stderr"));
-    if (out && *out) printf("--- stdout%s ---\n%s", json_is_true(json_object_get(r, "stdout_truncated")) ? " (truncated)" : "", out);
-    if (err && *err) printf("--- stderr%s ---\n%s", json_is_true(json_object_get(r, "stderr_truncated")) ? " (truncated)" : "", err);
+    if (out && *out) {
+        printf("--- stdout%s ---\n", json_is_true(json_object_get(r, "stdout_truncated")) ? " (truncated)" : "");
+        put_job_text(out, tty);
+    }
+    if (err && *err) {
+        printf("--- stderr%s ---\n", json_is_true(json_object_get(r, "stderr_truncated")) ? " (truncated)" : "");
+        put_job_text(err, tty);
+    }
 }
 
 /* --input NAME=LOCAL: LOCAL's bytes become /work/NAME (exact, as base64). */
@@ -130,12 +166,10 @@ static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
     }
     if (as_json && with_audit) {
         json_t *both = json_pack("{s:O, s:O}", "result", o.result, "audit", o.audit);
-        json_dumpf(both, stdout, JSON_COMPACT);
+        cli_print_json(both);
         json_decref(both);
-        putchar('\n');
     } else if (as_json) {
-        json_dumpf(o.result, stdout, JSON_COMPACT);
-        putchar('\n');
+        cli_print_json(o.result);
     } else {
         print_human(o.result);
     }

@@ -178,8 +178,12 @@ static void collect(rd_kafka_t *k, pending *pd, int timeout_s)
                 if (pd->seen[i] || strcmp(pd->ids[i], id) != 0) continue;
                 pd->seen[i] = true;
                 pd->missing--;
-                fwrite(m->payload, 1, m->len, stdout);
-                putchar('\n');
+                if (isatty(STDOUT_FILENO)) {
+                    cli_print_json(r); /* escaped for the terminal */
+                } else {
+                    fwrite(m->payload, 1, m->len, stdout);
+                    putchar('\n');
+                }
                 fflush(stdout);
                 fprintf(stderr, "codeq: submit: %s: %s\n", id,
                         json_string_value(json_object_get(r, "status")));

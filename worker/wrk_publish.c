@@ -1,7 +1,9 @@
 /* Publish: a job's result goes to its reply_to (or the results topic) keyed by job id, its audit
  * events to the audit topic keyed by job id, so all records of one job land in one partition
- * in order. A record without a usable id goes to the dead-letter topic unchanged, with the
- * reason and its origin in headers, so nothing the producer sent is ever lost.
+ * in order. A record without a usable id goes to the dead-letter topic unchanged — its value,
+ * its key and its headers — with the reason and its origin in headers added after the
+ * original ones, so its owner can find it (by key) and replay it, and nothing the producer
+ * sent is ever lost.
  * Each produce carries a wrk_delivery as opaque; the delivery-report callback counts it down,
  * and the caller commits only when it reaches zero with no failure. */
 #include <stdio.h>
@@ -46,12 +48,13 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e)
 
 /* Inside a transaction d is NULL and opaque the job's token (the worker's delivery callback
  * finds the job by it); outside, opaque is d. -2 when this record can never be produced. */
-static int produce(rd_kafka_t *p, const char *topic, const char *key, const void *val,
-                   size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d, void *opaque,
+static int produce(rd_kafka_t *p, const char *topic, const void *key, size_t keylen,
+                   const void *val, size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d,
+                   void *opaque,
                    char *err, size_t errlen)
 {
     rd_kafka_resp_err_t e = rd_kafka_producev(
-        p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY(key, key ? strlen(key) : 0),
+        p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY((void *)key, key ? keylen : 0),
         RD_KAFKA_V_VALUE((void *)val, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
         RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(d ? (void *)d : opaque), RD_KAFKA_V_END);
     if (e) {
@@ -72,7 +75,8 @@ static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_
         snprintf(err, errlen, "codeq: publish: cannot encode a record for %s", topic);
         return -1;
     }
-    int rc = produce(p, topic, key, s, strlen(s), NULL, d, opaque, err, errlen);
+    int rc = produce(p, topic, key, key ? strlen(key) : 0, s, strlen(s), NULL, d, opaque, err,
+                     errlen);
     free(s);
     return rc;
 }
@@ -105,14 +109,18 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
                             void *opaque, char *err, size_t errlen)
 {
     char num[32];
-    rd_kafka_headers_t *h = rd_kafka_headers_new(4);
+    rd_kafka_headers_t *orig = NULL;
+    rd_kafka_headers_t *h = rd_kafka_message_headers(m, &orig) == RD_KAFKA_RESP_ERR_NO_ERROR
+                                ? rd_kafka_headers_copy(orig)
+                                : rd_kafka_headers_new(4);
     rd_kafka_header_add(h, "codeq.error", -1, why, -1);
     rd_kafka_header_add(h, "codeq.source.topic", -1, rd_kafka_topic_name(m->rkt), -1);
     snprintf(num, sizeof num, "%d", (int)m->partition);
     rd_kafka_header_add(h, "codeq.source.partition", -1, num, -1);
     snprintf(num, sizeof num, "%lld", (long long)m->offset);
     rd_kafka_header_add(h, "codeq.source.offset", -1, num, -1);
-    int rc = produce(p, c->kafka.dlq_topic, NULL, m->payload, m->len, h, d, opaque, err, errlen);
+    int rc = produce(p, c->kafka.dlq_topic, m->key, m->key_len, m->payload, m->len, h, d, opaque,
+                     err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 

@@ -43,27 +43,36 @@ static json_t *limits_json(const sbx_limits *l)
                      "artifact_bytes", (json_int_t)l->artifact_bytes);
 }
 
-/* Files the job left in /work: text when UTF-8, base64 otherwise. */
+/* Files the job left in /work: text when UTF-8, base64 otherwise. A name is bytes too: one
+ * that is not UTF-8 is carried as text with U+FFFD (readable) and exactly as path_base64, like
+ * the content, so no collected file can drop out of the list (issue 11). Should an entry
+ * still fail to build, the list says it is incomplete. */
 static void set_artifacts(json_t *r, const sbx_result *s)
 {
     if (!s->nartifacts && !s->artifacts_truncated)
         return;
     json_t *a = json_array();
+    bool incomplete = s->artifacts_truncated;
     for (size_t i = 0; i < s->nartifacts; i++) {
         const sbx_file *f = &s->artifacts[i];
-        bool lossy = false;
+        bool lossy = false, lossy_name = false;
+        json_t *e = json_object();
+        json_object_set_new(e, "path", wrk_json_bytes(f->path, strlen(f->path), &lossy_name));
+        if (lossy_name)
+            json_object_set_new(e, "path_base64", wrk_json_base64(f->path, strlen(f->path)));
+        json_object_set_new(e, "bytes", json_integer((json_int_t)f->len));
         json_t *text = wrk_json_bytes(f->data, f->len, &lossy);
-        json_t *e = json_pack("{s:s, s:I}", "path", f->path, "bytes", (json_int_t)f->len);
         if (lossy) {
             json_decref(text);
             json_object_set_new(e, "content_base64", wrk_json_base64(f->data, f->len));
         } else {
             json_object_set_new(e, "content", text);
         }
-        json_array_append_new(a, e);
+        if (json_object_size(e) < 3 || json_array_append_new(a, e) < 0)
+            incomplete = true;
     }
     json_object_set_new(r, "artifacts", a);
-    json_object_set_new(r, "artifacts_truncated", json_boolean(s->artifacts_truncated));
+    json_object_set_new(r, "artifacts_truncated", json_boolean(incomplete));
 }
 
 static void set_stream(json_t *r, const char *name, const sbx_buf *b)

@@ -16,6 +16,8 @@ Header comments declare what must happen, one per line:
   # expect: base64-present            stdout_base64 carried (non-UTF-8 output)
   # expect: artifacts-include=a,b     these paths are among the result's artifacts
   # expect: artifacts-exclude=a,b     these are not (symlinks, hard links, FIFOs, devices)
+  # expect: artifacts-bytes-include=B64,...  these paths, given as base64 of their bytes, are
+  #                                   among the artifacts (path_base64, or path when UTF-8)
   # expect: artifacts-count<=N        at most N artifacts
   # expect: wall-ms<=N                `codeq run` took at most N ms, measured by the runner (zygote
   #                                   mode: the job's usage.wall_ms, since `codeq run` first
@@ -33,6 +35,9 @@ Header comments declare what must happen, one per line:
   #                                   /tmp and an abstract one; they must receive nothing
   # host: linger_ms=N                 wait N ms after the job before the host checks (orphans)
   # host: sysvipc                     no SysV IPC object keyed by the token is on the host
+  # host: pagecache                   two host files under /usr (the job gets their paths as
+  #                                   ctx["pagecache"]) fully cached before the job must still
+  #                                   be cached after it (fincore): no job evicts the host's cache
   # limits: wall_ms=2000 memory_mb=64 passed as --wall-ms 2000 --memory-mb 64
   # needs: numpy                      precondition on the host's /usr/bin/python3; when unmet the
   #                                   case is NOT counted and the summary says why
@@ -238,10 +243,17 @@ def check_expect(e, r, run, problems):
         for name in v.split(","):
             if (name in paths) != (k == "artifacts-include"):
                 problems.append(f"{k} {name}: artifacts are {paths[:10]}")
+    elif k == "artifacts-bytes-include":
+        raw = [a["path_base64"] if "path_base64" in a else
+               base64.b64encode(a["path"].encode()).decode() for a in r.get("artifacts") or []]
+        for name in v.split(","):
+            if name not in raw:
+                problems.append(f"artifacts-bytes-include {base64.b64decode(name)!r}: artifact "
+                                f"paths are {[base64.b64decode(x) for x in raw][:10]}")
     elif k not in ("stdout-contains", "stdout-not-contains", "stderr-contains",
                    "result-not-contains", "message-contains", "signal", "truncated",
                    "base64-present",
-                   "artifacts-include", "artifacts-exclude"):
+                   "artifacts-include", "artifacts-exclude", "artifacts-bytes-include"):
         problems.append(f"unknown expectation {e!r}")
 
 
@@ -277,6 +289,9 @@ def run_case(path):
     ctx = {"token": token, "suite": SUITE, "runner_pid": os.getpid()}
     sentinel = host.Sentinel() if "sentinel" in h["host"] else None
     listener = host.Listener() if "listener" in h["host"] else None
+    pagecache = host.PageCache() if "pagecache" in h["host"] else None
+    if pagecache:
+        ctx["pagecache"] = pagecache.paths
     if sentinel:
         ctx["sentinel_pid"] = sentinel.pid
     if listener:
@@ -336,6 +351,9 @@ def run_case(path):
               flush=True)
     if linger:
         time.sleep(linger / 1000)
+    if pagecache:
+        for path, before, after in pagecache.dropped():
+            problems.append(f"host page cache of {path}: {before} bytes before the job, {after} after")
     host_checks(name, token, run, sentinel, listener, problems, h["host"])
     return name, problems, None, bool(run.cgroups)
 

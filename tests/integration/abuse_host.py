@@ -252,3 +252,37 @@ def kill_tree(procs):
         except OSError:
             pass
     time.sleep(0.1)
+
+
+class PageCache:
+    """Host files a job can read through its /usr (the host's, under a read-only overlay),
+    fully in the host's page cache before the job; afterwards they must still be (a job
+    advising the kernel to drop them must not evict the host's cache). Measured with fincore
+    (util-linux). Two files of the interpreter's own standard library that the suite itself
+    does not import, so nothing but the job touches their cache while it runs."""
+
+    NAMES = ["pydoc_data/topics.py", "_pydecimal.py"]
+
+    def __init__(self):
+        lib = pathlib.Path(subprocess.run(  # the jobs' interpreter, not the one running this
+            ["/usr/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
+            capture_output=True, text=True, timeout=60, check=True).stdout.strip())
+        self.paths = [str(lib / n) for n in self.NAMES]
+        self.before = {}
+        for p in self.paths:
+            with open(p, "rb") as f:
+                while f.read(1 << 20):
+                    pass
+            self.before[p] = self.cached(p)
+
+    @staticmethod
+    def cached(path):
+        out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
+                             capture_output=True, text=True, timeout=30)
+        return int(out.stdout.split()[0]) if out.returncode == 0 and out.stdout.split() else -1
+
+    def dropped(self):
+        """[(path, bytes before, bytes after)] for each file that lost more than a tenth."""
+        after = {p: self.cached(p) for p in self.paths}
+        return [(p, self.before[p], after[p]) for p in self.paths
+                if self.before[p] <= 0 or after[p] * 10 < self.before[p] * 9]

@@ -90,7 +90,8 @@ try:
     want = collections.Counter(["timeout"] + [MIX[f.name] for f in files[1:]])
     # Malformed records go straight onto the jobs topic.
     bad_id = f"no-code-{sfx}"
-    kcat("-P", "-t", T["jobs"], "-k", "junk", inp="this is not json\n")
+    kcat("-P", "-t", T["jobs"], "-k", f"junk-{sfx}", "-H", f"trace-id=t-{sfx}",
+         inp="this is not json\n")
     kcat("-P", "-t", T["jobs"], "-k", bad_id, inp=json.dumps({"id": bad_id, "limits": {}}) + "\n")
     late_id = f"late-{sfx}"
     kcat("-P", "-t", T["jobs"], "-k", late_id,
@@ -128,10 +129,12 @@ try:
     for r in inv + late:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
-    # The dead-letter topic holds the malformed record unchanged, with the reason in a header.
-    p = kcat("-C", "-t", T["dlq"], "-e", "-o", "beginning", "-q", "-f", "%s|%h\n")
-    F.check("this is not json|" in p.stdout and "codeq.error=job is not valid JSON" in p.stdout,
-            f"dead-letter record: {p.stdout!r}")
+    # The dead-letter topic holds the malformed record unchanged (value, key, its own header),
+    # with the reason in a header of codeq's.
+    p = kcat("-C", "-t", T["dlq"], "-e", "-o", "beginning", "-q", "-f", "%k|%s|%h\n")
+    F.check(f"junk-{sfx}|this is not json|" in p.stdout and f"trace-id=t-{sfx}" in p.stdout
+            and "codeq.error=job is not valid JSON" in p.stdout,
+            f"dead-letter record (key|value|headers): {p.stdout!r}")
 
     # Every job has a complete, schema-valid audit trail.
     audit = read_topic(T["audit"])
