@@ -41,6 +41,9 @@ typedef struct {
     uint32_t tmpfs_mb;     /* /work, /tmp and /dev/shm together (one tmpfs) */
     uint32_t artifact_files; /* output artifacts collected at most */
     uint32_t artifact_bytes; /* their total size at most */
+    uint32_t io_read_bps, io_write_bps;   /* bytes/s from and to the host's block devices */
+    uint32_t io_read_iops, io_write_iops; /* operations/s (cgroup blkio throttle / io.max,
+                                             sbx_iodev.c: the disks of /usr and the work root) */
 } sbx_limits;
 
 /* Defaults follow the seeds: 5 s wall, 50 MB memory. */

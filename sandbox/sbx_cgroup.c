@@ -1,4 +1,4 @@
-/* sbx_cgroup.c: cgroup v1 backend — memory (+memsw), pids, cpu and cpuacct hierarchies.
+/* sbx_cgroup.c: cgroup v1 backend — memory (+memsw), pids, cpu, cpuacct (and blkio) hierarchies.
  *
  * Through libcgroup: the job's cgroup <parent>/job-<worker pid>-<n> is created in the four
  * hierarchies with its limits in one cgroup_create_cgroup() (values are written in the
@@ -20,6 +20,10 @@
  *   cpu      cfs_quota_us = cfs_period_us: one CPU at most.
  *   cpuacct  usage (ns) for the job's CPU time; its file is kept open, because the parent
  *            polls it while the job runs and a pread() is all that costs.
+ *   blkio    where mounted and writable: blkio.throttle.{read,write}_{bps,iops}_device on
+ *            the disks of /usr and the work root (sbx_iodev.c). v1 throttles reads and direct
+ *            or synchronous writes only; buffered writes are flushed by writeback outside the
+ *            job's cgroup.
  * The parent's cpu.shares is raised once per process to 1024 x 4 per online CPU: all jobs sit
  * in that one group, which otherwise weighs as much as a single host task, so that under
  * load every job would crawl (measured: a trivial job's wall time doubled at load 10).
@@ -42,8 +46,9 @@
 #include <unistd.h>
 
 /* The hierarchies a job's cgroup lives in (cpu and cpuacct may be one, co-mounted). */
-enum { SBX_CG1_MEMORY, SBX_CG1_PIDS, SBX_CG1_CPU, SBX_CG1_CPUACCT, SBX_CG1_NCTL };
-static const char *const sbx_cg1_ctl[SBX_CG1_NCTL] = {"memory", "pids", "cpu", "cpuacct"};
+enum { SBX_CG1_MEMORY, SBX_CG1_PIDS, SBX_CG1_CPU, SBX_CG1_CPUACCT, SBX_CG1_BLKIO, SBX_CG1_NCTL };
+static const char *const sbx_cg1_ctl[SBX_CG1_NCTL] = {"memory", "pids", "cpu", "cpuacct",
+                                                      "blkio"};
 
 typedef struct {
     struct cgroup *cg;
@@ -56,7 +61,7 @@ static atomic_uint sbx_cg1_seq;
 static pthread_once_t sbx_cg1_once = PTHREAD_ONCE_INIT;
 static char sbx_cg1_parent[128];
 static int sbx_cg1_parent_rc;
-static char *sbx_cg1_mount[SBX_CG1_NCTL]; /* mount point per controller */
+static char *sbx_cg1_mount[SBX_CG1_NCTL]; /* mount point per controller; blkio's may be NULL */
 static bool sbx_cg1_first[SBX_CG1_NCTL];  /* not co-mounted with an earlier one: join it */
 static bool sbx_cg1_memsw;                /* memory.memsw.* exists (swap accounting on) */
 
@@ -66,11 +71,16 @@ static int sbx_cg1_mounts(void)
 {
     for (int i = 0; i < SBX_CG1_NCTL; i++) {
         int rc = cgroup_get_subsys_mount_point(sbx_cg1_ctl[i], &sbx_cg1_mount[i]);
+        if (i == SBX_CG1_BLKIO &&
+            (rc != 0 || !sbx_cg1_mount[i] || access(sbx_cg1_mount[i], W_OK) < 0)) {
+            sbx_cg1_mount[i] = NULL; /* optional: absent or read-only, no I/O limits */
+            continue;
+        }
         if (rc != 0 || !sbx_cg1_mount[i])
             return rc ? rc : ECGFAIL;
         sbx_cg1_first[i] = true;
         for (int j = 0; j < i; j++)
-            if (strcmp(sbx_cg1_mount[j], sbx_cg1_mount[i]) == 0)
+            if (sbx_cg1_mount[j] && strcmp(sbx_cg1_mount[j], sbx_cg1_mount[i]) == 0)
                 sbx_cg1_first[i] = false;
     }
     char path[PATH_MAX];
@@ -115,8 +125,9 @@ static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
     struct cgroup_controller *pids = cgroup_add_controller(cg, "pids");
     struct cgroup_controller *cpu = cgroup_add_controller(cg, "cpu");
     struct cgroup_controller *acct = cgroup_add_controller(cg, "cpuacct");
+    bool no_blkio = sbx_cg1_mount[SBX_CG1_BLKIO] && !cgroup_add_controller(cg, "blkio");
     uint64_t bytes = (uint64_t)l->memory_mb << 20;
-    if (!mem || !pids || !cpu || !acct ||
+    if (!mem || !pids || !cpu || !acct || no_blkio ||
         cgroup_add_value_uint64(mem, "memory.limit_in_bytes", bytes) ||
         (sbx_cg1_memsw ? cgroup_add_value_uint64(mem, "memory.memsw.limit_in_bytes", bytes)
                              : cgroup_add_value_uint64(mem, "memory.swappiness", 0)) ||
@@ -174,6 +185,12 @@ static int sbx_cg1_create(sbx_proc *p)
     int rc = cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
     if (rc != 0)
         return sbx_cg1_fail(p, "create", g->name, rc);
+    if (sbx_cg1_mount[SBX_CG1_BLKIO]) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[SBX_CG1_BLKIO], g->name);
+        if (sbx_iodev_apply(p, dir, false) < 0)
+            return -1;
+    }
     return sbx_cg1_open_usage(p, g) < 0 ? -1 : sbx_cg1_open_join(p, g);
 }
 

@@ -15,9 +15,11 @@
  * Per job, made with libcgroup (create, attach): memory.max = memory_mb, memory.swap.max = 0
  * (where swap accounting exists; without it there is no swap to use beyond what the host's own
  * swap allows — run such hosts without swap), pids.max = pids, cpu.max = "100000 100000" (one
- * CPU). Figures: memory.peak (kernel >= 5.19; without it max RSS falls back to rusage),
- * cpu.stat usage_usec, and the oom_kill line of memory.events. The end: cgroup.kill (kernel >=
- * 5.14) kills every process at once, then rmdir, retried while exiting tasks leave. */
+ * CPU), and where the io controller is enabled io.max on the disks of /usr and the work root
+ * (sbx_iodev.c; without the controller, or without a block device, no I/O limit). Figures:
+ * memory.peak (kernel >= 5.19; without it max RSS falls back to rusage), cpu.stat usage_usec,
+ * and the oom_kill line of memory.events. The end: cgroup.kill (kernel >= 5.14) kills every
+ * process at once, then rmdir, retried while exiting tasks leave. */
 #include "sbx_int.h"
 
 #include <errno.h>
@@ -268,6 +270,9 @@ static int sbx_cg2_create(sbx_proc *p)
     if (rc != 0)
         return sbx_fail(p, 0, "cgroup create %s: %s", g->name, sbx_cgroup_strerror(rc));
     char path[1400];
+    snprintf(path, sizeof path, "%s/io.max", g->dir);
+    if (access(path, F_OK) == 0 && sbx_iodev_apply(p, g->dir, true) < 0)
+        return -1;
     snprintf(path, sizeof path, "%s/cpu.stat", g->dir);
     if ((g->stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return sbx_fail(p, errno, "cgroup open %s", path);

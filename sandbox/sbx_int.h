@@ -253,6 +253,14 @@ int sbx_cgroup_sweep_dir(const char *dir);
 int sbx_cgroup_rmdir_retry(const char *dir);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
 
+/* sbx_iodev.c: the whole disks behind /usr, /etc/alternatives and the work root, found once
+ * per process (the first caller's work_root counts); up to max into devs, how many (0: none
+ * is a block device, nothing to throttle). */
+int sbx_iodev_list(const char *work_root, dev_t *devs, int max);
+/* Writes p's I/O limits for each of those disks into the job's cgroup directory `dir`: v1's
+ * blkio.throttle.* files, or (v2) io.max. 0, or -1 reported with sbx_fail(). */
+int sbx_iodev_apply(sbx_proc *p, const char *dir, bool v2);
+
 /* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins
  * the job's cgroup where the backend lets the init do that itself. 0, or -1 reported. */
 int sbx_cgroup_join(sbx_proc *p);

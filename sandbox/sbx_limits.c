@@ -22,6 +22,10 @@ void sbx_limits_default(sbx_limits *l)
         .tmpfs_mb = 64,
         .artifact_files = 16,
         .artifact_bytes = 1024 * 1024,
+        .io_read_bps = 50u << 20,
+        .io_write_bps = 50u << 20,
+        .io_read_iops = 1000,
+        .io_write_iops = 1000,
     };
 }
 
@@ -38,6 +42,10 @@ void sbx_limits_max(sbx_limits *l)
         .tmpfs_mb = 1024,
         .artifact_files = 256,
         .artifact_bytes = 16 * 1024 * 1024,
+        .io_read_bps = 500u << 20,
+        .io_write_bps = 500u << 20,
+        .io_read_iops = 10000,
+        .io_write_iops = 10000,
     };
 }
 
@@ -57,6 +65,10 @@ int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size
         {"tmpfs_mb", l->tmpfs_mb, max->tmpfs_mb},
         {"artifact_files", l->artifact_files, max->artifact_files},
         {"artifact_bytes", l->artifact_bytes, max->artifact_bytes},
+        {"io_read_bps", l->io_read_bps, max->io_read_bps},
+        {"io_write_bps", l->io_write_bps, max->io_write_bps},
+        {"io_read_iops", l->io_read_iops, max->io_read_iops},
+        {"io_write_iops", l->io_write_iops, max->io_write_iops},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (f[i].v == 0) {

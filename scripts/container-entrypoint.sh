@@ -16,7 +16,7 @@ if [ "${CODEQ_CGROUP_REMOUNT:-1}" = 1 ]; then
   if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
     [ -w /sys/fs/cgroup ] || mount -o remount,bind,rw /sys/fs/cgroup 2>/dev/null || true
   else
-    for c in memory pids cpu cpuacct cpu,cpuacct; do
+    for c in memory pids cpu cpuacct cpu,cpuacct blkio; do
       d=/sys/fs/cgroup/$c
       [ -d "$d" ] && [ ! -L "$d" ] && [ ! -w "$d" ] || continue
       mount -o remount,bind,rw "$d" 2>/dev/null || true

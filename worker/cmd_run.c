@@ -21,6 +21,8 @@ static const char run_help[] =
     "  --cpu-ms N           CPU-time limit (default 5000)\n"
     "  --memory-mb N        memory limit (default 50)\n"
     "  --output-bytes N     cap per output stream (default 65536)\n"
+    "  --io-read-bps N      bytes/s read from the host's disks (default 52428800);\n"
+    "                       also --io-write-bps, --io-read-iops, --io-write-iops\n"
     "  --python PATH        interpreter to run (default /usr/bin/python3)\n"
     "  --policy FILE|NAME   validator policy file or profile: strict (default), data\n"
     "  --sandbox-profile P  sandbox profile: full (default), or on purpose a weaker\n"
@@ -185,6 +187,9 @@ int cmd_run(int argc, char **argv)
         {"stdin", required_argument, NULL, 's'}, {"id", required_argument, NULL, 'i'},
         {"wall-ms", required_argument, NULL, 1}, {"cpu-ms", required_argument, NULL, 1},
         {"memory-mb", required_argument, NULL, 1}, {"output-bytes", required_argument, NULL, 1},
+        {"io-read-bps", required_argument, NULL, 1}, {"io-write-bps", required_argument, NULL, 1},
+        {"io-read-iops", required_argument, NULL, 1},
+        {"io-write-iops", required_argument, NULL, 1},
         {"python", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
         {"policy", required_argument, NULL, 'P'},
         {"sandbox-profile", required_argument, NULL, 'S'},

@@ -33,6 +33,10 @@ static const limit_field limit_fields[] = {
     {"tmpfs_mb", offsetof(sbx_limits, tmpfs_mb)},
     {"artifact_files", offsetof(sbx_limits, artifact_files)},
     {"artifact_bytes", offsetof(sbx_limits, artifact_bytes)},
+    {"io_read_bps", offsetof(sbx_limits, io_read_bps)},
+    {"io_write_bps", offsetof(sbx_limits, io_write_bps)},
+    {"io_read_iops", offsetof(sbx_limits, io_read_iops)},
+    {"io_write_iops", offsetof(sbx_limits, io_write_iops)},
     {NULL, 0},
 };
 

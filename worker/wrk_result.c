@@ -34,13 +34,17 @@ json_t *wrk_result_new(const char *id, const char *status, const char *worker_id
 
 static json_t *limits_json(const sbx_limits *l)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "wall_ms",
-                     (json_int_t)l->wall_ms, "cpu_ms", (json_int_t)l->cpu_ms, "memory_mb",
-                     (json_int_t)l->memory_mb, "pids", (json_int_t)l->pids, "output_bytes",
-                     (json_int_t)l->output_bytes, "file_mb", (json_int_t)l->file_mb,
-                     "open_files", (json_int_t)l->open_files, "tmpfs_mb",
-                     (json_int_t)l->tmpfs_mb, "artifact_files", (json_int_t)l->artifact_files,
-                     "artifact_bytes", (json_int_t)l->artifact_bytes);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "wall_ms", (json_int_t)l->wall_ms, "cpu_ms", (json_int_t)l->cpu_ms,
+                     "memory_mb", (json_int_t)l->memory_mb, "pids", (json_int_t)l->pids,
+                     "output_bytes", (json_int_t)l->output_bytes, "file_mb",
+                     (json_int_t)l->file_mb, "open_files", (json_int_t)l->open_files,
+                     "tmpfs_mb", (json_int_t)l->tmpfs_mb, "artifact_files",
+                     (json_int_t)l->artifact_files, "artifact_bytes",
+                     (json_int_t)l->artifact_bytes, "io_read_bps", (json_int_t)l->io_read_bps,
+                     "io_write_bps", (json_int_t)l->io_write_bps, "io_read_iops",
+                     (json_int_t)l->io_read_iops, "io_write_iops",
+                     (json_int_t)l->io_write_iops);
 }
 
 /* Files the job left in /work: text when UTF-8, base64 otherwise. A name is bytes too: one
