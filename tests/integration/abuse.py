@@ -38,6 +38,8 @@ Header comments declare what must happen, one per line:
   # host: pagecache                   two host files under /usr (the job gets their paths as
   #                                   ctx["pagecache"]) fully cached before the job must still
   #                                   be cached after it (fincore): no job evicts the host's cache
+  # host: blockdev                    ctx["blockdev"]: whether the host's /usr is on a block
+  #                                   device the jobs' I/O limits throttle (not on 9p, tmpfs)
   # limits: wall_ms=2000 memory_mb=64 passed as --wall-ms 2000 --memory-mb 64
   # needs: numpy                      precondition on the host's /usr/bin/python3; when unmet the
   #                                   case is NOT counted and the summary says why
@@ -292,6 +294,8 @@ def run_case(path):
     pagecache = host.PageCache() if "pagecache" in h["host"] else None
     if pagecache:
         ctx["pagecache"] = pagecache.paths
+    if "blockdev" in h["host"]:
+        ctx["blockdev"] = host.usr_blockdev()
     if sentinel:
         ctx["sentinel_pid"] = sentinel.pid
     if listener:

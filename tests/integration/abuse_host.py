@@ -244,6 +244,13 @@ def mem_available_mb():
     return 0
 
 
+def usr_blockdev():
+    """Whether the host's /usr is on a block device (sandbox/sbx_iodev.c throttles those; an
+    overlay, tmpfs or 9p file system has an anonymous device, major 0, and nothing to throttle)."""
+    dev = os.stat("/usr").st_dev
+    return os.major(dev) != 0 and os.path.exists(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+
+
 def kill_tree(procs):
     """Last-resort cleanup of leftovers the suite found (they are reported as failures)."""
     for pid in procs:

@@ -160,6 +160,10 @@ static void test_limits(void **state)
     assert_int_equal(d.tmpfs_mb, 64);
     assert_int_equal(d.artifact_files, 16);
     assert_int_equal(d.artifact_bytes, 1024 * 1024);
+    assert_int_equal(d.io_read_bps, 50 << 20);
+    assert_int_equal(d.io_write_iops, 1000);
+    assert_int_equal(m.io_write_bps, 500 << 20);
+    assert_int_equal(m.io_read_iops, 10000);
     assert_int_equal(m.tmpfs_mb, 1024);
     assert_int_equal(m.wall_ms, 60000);
     assert_int_equal(m.memory_mb, 1024);

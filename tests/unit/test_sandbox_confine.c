@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <poll.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -136,8 +138,9 @@ static const char *v2_job_parent(void)
 static int job_cgroups_left(void)
 {
     const char *dirs[] = {"/sys/fs/cgroup/memory/codeq", "/sys/fs/cgroup/pids/codeq",
-                          "/sys/fs/cgroup/cpu/codeq", "/sys/fs/cgroup/cpuacct/codeq"};
-    size_t ndirs = 4;
+                          "/sys/fs/cgroup/cpu/codeq", "/sys/fs/cgroup/cpuacct/codeq",
+                          "/sys/fs/cgroup/blkio/codeq"};
+    size_t ndirs = access(dirs[4], F_OK) == 0 ? 5 : 4;
     if (cgroup_v2()) {
         dirs[0] = v2_job_parent();
         ndirs = 1;
@@ -415,6 +418,93 @@ static void test_cgroup_joined(void **state)
     if (v2) /* and that place is codeq's own: <base>/codeq */
         assert_string_equal(strrchr(v2_job_parent(), '/'), "/codeq");
     sbx_result_free(&r);
+}
+
+/* The whole disk behind /usr as "MAJ:MIN" (a partition's parent), or false when /usr is on no
+ * block device (tmpfs, overlay, the cgroup v2 guest's 9p: nothing to throttle). */
+static bool usr_disk(char *out, size_t n)
+{
+    struct stat st;
+    char path[128], buf[32];
+    if (stat("/usr", &st) < 0 || major(st.st_dev) == 0)
+        return false;
+    snprintf(path, sizeof path, "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+    if (access(path, F_OK) < 0)
+        return false;
+    snprintf(out, n, "%u:%u", major(st.st_dev), minor(st.st_dev));
+    snprintf(path, sizeof path, "/sys/dev/block/%s/partition", out);
+    if (access(path, F_OK) < 0)
+        return true;
+    snprintf(path, sizeof path, "/sys/dev/block/%s/../dev", out);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    snprintf(out, n, "%s", buf);
+    return true;
+}
+
+/* The job's I/O limits are on its cgroup, for the disk behind /usr, while it runs: v1's
+ * blkio.throttle.read_bps_device and write_iops_device, or v2's io.max (the abuse case
+ * 87_io_flood measures the rate itself). */
+static void test_io_throttle(void **state)
+{
+    (void)state;
+    char disk[32], want[160], path[1200], buf[512] = "";
+    bool v2 = cgroup_v2();
+    if (!usr_disk(disk, sizeof disk) ||
+        (!v2 && access("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device", F_OK) < 0)) {
+        print_message("skipped: /usr is on no block device, or no blkio hierarchy\n");
+        return;
+    }
+    const char *dir = v2 ? v2_job_parent() : "/sys/fs/cgroup/blkio/codeq";
+    sbx_job j = job_of("import time\ntime.sleep(1)\n");
+    j.limits.io_read_bps = 4194304;
+    j.limits.io_write_iops = 77;
+    sbx_proc *p = sbx_start(&g_cfg, &j);
+    assert_non_null(p);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "job-%d-", (int)getpid());
+    bool seen = false;
+    while (!sbx_done(p)) {
+        DIR *d = seen ? NULL : opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+                snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name,
+                         v2 ? "io.max" : "blkio.throttle.read_bps_device");
+                FILE *f = fopen(path, "r");
+                size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+                buf[n] = '\0';
+                if (f)
+                    fclose(f);
+                if (v2 && !f) { /* no io controller delegated: no io.max, nothing to check */
+                    print_message("skipped: no io.max in %s\n", path);
+                    snprintf(buf, sizeof buf, "skipped");
+                }
+                if (v2 && f)
+                    snprintf(want, sizeof want, "%s rbps=4194304 wbps=%u riops=%u wiops=77", disk,
+                             j.limits.io_write_bps, j.limits.io_read_iops);
+                else
+                    snprintf(want, sizeof want, "%s 4194304", disk);
+                seen = true;
+            }
+        if (d)
+            closedir(d);
+        struct pollfd fds[8];
+        poll(fds, (nfds_t)sbx_pollfds(p, fds, 8), 20);
+        sbx_service(p);
+    }
+    sbx_result r;
+    sbx_finish(p, &r);
+    expect_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    assert_true(seen);
+    if (strcmp(buf, "skipped") == 0)
+        return;
+    if (!strstr(buf, want))
+        print_message("%s: [%s], want a line [%s]\n", path, buf, want);
+    assert_non_null(strstr(buf, want));
 }
 
 /* A job cgroup directory job-<pid>-7 in `parent`, made directly (as a killed worker leaves
@@ -778,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_files_check),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_selfcheck),
+        cmocka_unit_test(test_io_throttle),
         cmocka_unit_test(test_nothing_left),
     };
     int failed = cmocka_run_group_tests_name("test_sandbox_confine", tests, NULL, NULL);
