@@ -17,6 +17,7 @@ B=${CODEQ_BIN:?}
 M=/sys/fs/cgroup
 # The programs read /proc: the abuse suite's policy (every rule off) lets them reach the sandbox.
 POLICY="--policy ${CODEQ_SOURCE_DIR:?}/tests/abuse/_policy.json"
+START_MS=$((10000 * ${CODEQ_TEST_TIME_SCALE:-1}))  # a zygote's start, scaled for emulation
 passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
@@ -27,7 +28,7 @@ field() { /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin); print(r[
 say() { printf '%s' "$1"; } # not echo: dash's turns the \n in JSON strings into newlines
 fresh() { CG=$slice/$name-$1.scope; export CG; mkdir -p "$M/$CG"; }
 run() { # run ISO PROGRAM: codeq run through $RUNNER, which puts it into the fresh cgroup $M/$CG
-  sh -c "$RUNNER" sh "$B" run --isolation "$1" $POLICY --json "$2" 2>/tmp/err; }
+  sh -c "$RUNNER" sh "$B" run --isolation "$1" --zygote-start-ms "$START_MS" $POLICY --json "$2" 2>/tmp/err; }
 
 # case NAME SLICE WANT RUNNER: WANT is the job's expected parent ("@" = the run's cgroup).
 case_run() {
