@@ -388,7 +388,8 @@ static int sbx_file_cmp(const void *a, const void *b)
  * and artifact_bytes, reads only what is kept. */
 static int sbx_files_take(sbx_proc *p, sbx_flist *l)
 {
-    qsort(l->v, l->n, sizeof *l->v, sbx_file_cmp);
+    if (l->n > 1) /* l->v is NULL when the job left no files: qsort wants a pointer */
+        qsort(l->v, l->n, sizeof *l->v, sbx_file_cmp);
     size_t keep = 0;
     uint64_t bytes = 0;
     int rc = 0;

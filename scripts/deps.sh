@@ -8,6 +8,8 @@ pkgs=(
   libpython3-dev python3 python3-jsonschema libssl-dev
   python3-numpy                 # the abuse suite's numpy regression guard runs for real
   kcat openjdk-17-jdk-headless maven iproute2 procps
+  clang libclang-rt-14-dev      # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang 14 and
+                                # its runtimes (libclang_rt.fuzzer, asan, ubsan)
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -32,9 +32,15 @@ static char *stream_bytes(json_t *r, const char *name, size_t *len)
         *len = n < 0 ? 0 : (size_t)n;
         return n < 0 ? strdup("") : out;
     }
+    /* The text may hold NUL bytes (a job's output is any bytes): copy all of it, not up to
+     * the first NUL, since the caller reads *len bytes. */
     json_t *s = json_object_get(r, name);
     *len = json_string_length(s);
-    return strndup(json_string_value(s) ? json_string_value(s) : "", *len);
+    char *out = malloc(*len + 1);
+    if (!out) return NULL;
+    if (*len) memcpy(out, json_string_value(s), *len);
+    out[*len] = '\0';
+    return out;
 }
 
 static void set_stream_bytes(json_t *r, const char *name, const char *data, size_t len)

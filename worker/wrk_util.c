@@ -8,10 +8,28 @@
 
 #include "wrk_internal.h"
 
+/* Strict base64: the alphabet only, '=' only as the last one or two characters. OpenSSL's
+ * EVP_DecodeBlock trims whitespace and counts padding as zero bytes, so the length is
+ * corrected here by the padding, which must therefore be at most two characters: a run of
+ * '=' once made n negative and the terminator was written before the buffer. */
+static bool base64_strict(const char *in, size_t len, size_t *pad)
+{
+    *pad = 0;
+    while (*pad < 2 && *pad < len && in[len - 1 - *pad] == '=') (*pad)++;
+    for (size_t i = 0; i < len - *pad; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '+' || c == '/'))
+            return false;
+    }
+    return true;
+}
+
 long wrk_base64_decode(const char *in, size_t len, size_t max_len, char **out)
 {
     *out = NULL;
-    if (len % 4 || len > max_len) return -1;
+    size_t pad;
+    if (len % 4 || len > max_len || !base64_strict(in, len, &pad)) return -1;
     *out = malloc(len / 4 * 3 + 1);
     if (!*out) return -1;
     int n = EVP_DecodeBlock((unsigned char *)*out, (const unsigned char *)in, (int)len);
@@ -21,7 +39,12 @@ long wrk_base64_decode(const char *in, size_t len, size_t max_len, char **out)
         return -1;
     }
     /* EVP_DecodeBlock counts the padding as zero bytes */
-    for (size_t i = len; i > 0 && in[i - 1] == '='; i--) n--;
+    n -= (int)pad;
+    if (n < 0 || (size_t)n != len / 4 * 3 - pad) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
     (*out)[n] = '\0';
     return n;
 }

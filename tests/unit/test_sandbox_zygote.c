@@ -187,6 +187,12 @@ static void test_no_zygote_descriptor(void **state)
 static void test_no_data_from_previous_job(void **state)
 {
     (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    /* An ASan build (scripts/asan.sh): the zygote's memory map then holds ASan's shadow,
+     * terabytes mapped readable, and the scanner's string_at of it hits the job's memory
+     * limit. The scan means something only for the zygote codeq ships. */
+    skip();
+#endif
     char secret[33];
     FILE *u = fopen("/dev/urandom", "rb");
     assert_non_null(u);

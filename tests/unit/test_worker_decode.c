@@ -81,6 +81,14 @@ static void test_invalid_cases(void **st)
                 "\"content_base64\":\"MQ==\"}]}", true, "files[0] must be");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content_base64\":\"!!\"}]}",
                 true, "not valid base64");
+    /* Padding beyond two '=' (or '=' inside) is not base64: a run of '=' once wrote before the
+     * decoded buffer (found by fuzz/fuzz_decode). */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content_base64\":"
+                "\"AP8B============================================\"}]}", true, "not valid base64");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content_base64\":"
+                "\"YQ==YQ==\"}]}", true, "not valid base64");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"a\",\"content_base64\":"
+                "\" YQ=\"}]}", true, "not valid base64");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"../a\",\"content\":\"1\"}]}",
                 true, "files[0].path");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"deadline\":\"tomorrow\"}", true, "deadline");

@@ -89,6 +89,29 @@ static void test_binary_stream_cut(void **st)
     json_decref(r);
 }
 
+/* Text output holding a NUL byte is cut from all its bytes, not from those before the NUL
+ * (which read past the copy: found by fuzz/fuzz_result). */
+static void test_text_with_nul_cut(void **st)
+{
+    (void)st;
+    size_t n = 200000;
+    char *buf = malloc(n);
+    memset(buf, 'y', n);
+    memcpy(buf, "ab", 3); /* "ab\0yyyy..." */
+    json_t *r = wrk_result_new("j-1", "ok", "w", "2026-12-01T00:00:00.000Z", NULL);
+    bool lossy = true;
+    json_object_set_new(r, "stdout", wrk_json_bytes(buf, n, &lossy));
+    assert_false(lossy);
+    assert_int_equal(wrk_result_fit(r, 60000), 1);
+    assert_true(size_of(r) <= 60000);
+    json_t *out = json_object_get(r, "stdout");
+    assert_true(json_string_length(out) > 3);
+    assert_null(json_object_get(r, "stdout_base64"));
+    assert_memory_equal(json_string_value(out), buf, json_string_length(out));
+    free(buf);
+    json_decref(r);
+}
+
 static void test_artifacts_largest_first(void **st)
 {
     (void)st;
@@ -128,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_fits_unchanged),
         cmocka_unit_test(test_streams_cut),
         cmocka_unit_test(test_binary_stream_cut),
+        cmocka_unit_test(test_text_with_nul_cut),
         cmocka_unit_test(test_artifacts_largest_first),
         cmocka_unit_test(test_replaced_when_metadata_too_large),
     };

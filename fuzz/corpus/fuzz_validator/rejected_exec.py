@@ -1,0 +1,2 @@
+x = "print('hi')"
+exec(x)
