@@ -455,8 +455,10 @@ static void test_io_throttle(void **state)
     bool v2 = cgroup_v2();
     if (!usr_disk(disk, sizeof disk) ||
         (!v2 && access("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device", F_OK) < 0)) {
+        /* The cgroup v2 guest's root is 9p: nothing to throttle, said as a skip, not a pass
+         * (abuse case 87 checks there that such a job still runs). */
         print_message("skipped: /usr is on no block device, or no blkio hierarchy\n");
-        return;
+        skip();
     }
     const char *dir = v2 ? v2_job_parent() : "/sys/fs/cgroup/blkio/codeq";
     sbx_job j = job_of("import time\ntime.sleep(1)\n");
@@ -501,7 +503,7 @@ static void test_io_throttle(void **state)
     sbx_result_free(&r);
     assert_true(seen);
     if (strcmp(buf, "skipped") == 0)
-        return;
+        skip(); /* a v2 host without the io controller delegated: no io.max to read */
     if (!strstr(buf, want))
         print_message("%s: [%s], want a line [%s]\n", path, buf, want);
     assert_non_null(strstr(buf, want));
