@@ -1,201 +1,394 @@
-/* Commit: exactly-once through Kafka transactions. One short transaction carries the results
- * and audit events of every finished job together with the consumed offsets (watermark +
- * metadata, see wrk_offsets.h). No transaction is open while jobs run: finished work waits in
- * memory, at most one commit interval, then goes out at once. An abortable failure keeps the
- * finished work and tries again on a later tick (no consumer rewind needed); a fatal one
- * (fenced, producer fatal error) ends the worker so that its orchestrator restarts it.
- * Error classes follow librdkafka: retriable -> retry, txn_requires_abort -> abort, else fatal. */
+/* Commit: exactly-once through Kafka transactions, run beside the job loop. One short
+ * transaction carries the results and audit events of every finished job together with the
+ * consumed offsets (watermark + metadata, see wrk_offsets.h). The main thread only takes a
+ * snapshot (wrk_commit_send) and later reads the outcome (wrk_commit_collect); the committer
+ * thread owns every transactional call, so jobs keep starting and being serviced while a
+ * commit waits on the broker, and what finishes meanwhile goes in the next transaction.
+ *
+ * librdkafka's rules for transactional calls: a call that timed out or failed retriably is
+ * called again (not replaced by another), after a back-off; an error that requires an abort
+ * aborts (the finished work stays in memory and goes out later, nothing was visible); only a
+ * fatal error (fenced, producer fatal) ends the worker so that its orchestrator restarts it. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wrk_worker.h"
 
-#define TXN_TIMEOUT_MS 10000
-#define TXN_TRIES 6
-#define ABORT_BACKOFF_MS 200
+#define CALL_TIMEOUT_MS 5000   /* one blocking transactional call */
+#define RETRY_FOR_MS 60000     /* a call retried this long gives up: abort (or, for abort, fatal) */
+#define ABORT_BACKOFF_MS 200   /* no new transaction this soon after an abort */
 
-static bool has_work(const wrk_part *p)
+typedef struct {
+    wrk_task *task;
+    const rd_kafka_message_t *msg; /* the job's record, for a dead letter */
+} batch_item;
+
+typedef enum { C_IDLE, C_QUEUED, C_RUNNING, C_ENDED } cstate;
+
+struct wrk_committer {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    rd_kafka_t *p;
+    const wrk_config *c;
+    bool started;
+    cstate state;           /* under mu */
+    bool busy;              /* main thread's own view: a batch was sent and not collected */
+    bool stop;
+    /* the batch: filled by the main thread while C_IDLE, owned by the committer until C_ENDED */
+    batch_item *items;
+    size_t nitems, capitems;
+    rd_kafka_topic_partition_list_t *offsets;
+    rd_kafka_consumer_group_metadata_t *group;
+    bool committed;
+    /* set by the committer thread (under mu); read by the main thread */
+    bool fatal;
+    char why[512];
+};
+
+static uint64_t ms_since(uint64_t t0)
 {
-    if (p->dirty) return true;
-    int64_t off = wrk_part_commit_offset(p);
-    return off >= 0 && off != p->watermark;
+    return wrk_now_ms() - t0;
 }
 
-bool wrk_commit_due(const wrk_worker *w)
+static void sleep_ms(int ms)
 {
-    uint64_t now = wrk_now_ms();
-    if (now < w->retry_at) return false;
-    bool claimed = false, done = false, other = false;
-    for (size_t i = 0; i < w->nparts; i++) {
-        const wrk_part *p = w->parts[i];
-        claimed |= wrk_part_count(p, WRK_E_CLAIMED) > 0;
-        done |= wrk_part_count(p, WRK_E_DONE) > 0;
-        other |= has_work(p);
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void set_fatal(wrk_committer *cm, const char *what, const char *msg)
+{
+    pthread_mutex_lock(&cm->mu);
+    if (!cm->fatal) {
+        cm->fatal = true;
+        snprintf(cm->why, sizeof cm->why, "codeq: worker: %.200s: %.280s", what, msg);
     }
-    /* Claimed jobs wait for this commit to start: never make them wait longer. Finished
-     * results go at once when idle, otherwise batched within the commit interval. */
-    if (claimed) return true;
-    if (!done && !other) return false;
-    return w->running == 0 || now - w->last_commit >= (uint64_t)w->c->commit_interval_ms;
+    pthread_mutex_unlock(&cm->mu);
 }
 
-/* Runs one transactional call with retries; returns 0, 1 (abort needed) or -1 (fatal). */
-static int txn_step(wrk_worker *w, const char *what, rd_kafka_error_t *(*call)(wrk_worker *, void *),
-                    void *arg)
+/* Producer error callback (opaque: the committer): a fatal error ends the worker. */
+void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
-    for (int i = 0; i < TXN_TRIES; i++) {
-        rd_kafka_error_t *e = call(w, arg);
+    if (err != RD_KAFKA_RESP_ERR__FATAL) {
+        wrk_log("worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
+        return;
+    }
+    char fatal[400];
+    rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, fatal, sizeof fatal);
+    char what[128];
+    snprintf(what, sizeof what, "kafka fatal error %s", rd_kafka_err2name(orig));
+    set_fatal(opaque, what, fatal);
+}
+
+/* One transactional call, repeated while it fails retriably (a timeout included): 0 done,
+ * 1 the transaction must be aborted, -1 fatal. */
+static int txn_call(wrk_committer *cm, const char *what,
+                    rd_kafka_error_t *(*call)(wrk_committer *))
+{
+    uint64_t t0 = wrk_now_ms();
+    for (int i = 0;; i++) {
+        rd_kafka_error_t *e = call(cm);
         if (!e) return 0;
-        bool retry = rd_kafka_error_is_retriable(e), abort = rd_kafka_error_txn_requires_abort(e);
-        wrk_log("worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
-                retry ? " (retrying)" : abort ? " (aborting)" : "");
-        if (!retry && !abort) {
-            wrk_worker_fatal(w, "codeq: worker: transaction %s: %s", what,
-                             rd_kafka_error_string(e));
+        bool fatal = rd_kafka_error_is_fatal(e), abort = rd_kafka_error_txn_requires_abort(e),
+             retry = rd_kafka_error_is_retriable(e) && ms_since(t0) < RETRY_FOR_MS;
+        if (i < 3 || !retry)
+            wrk_log("worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
+                    fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
+        if (fatal || (!abort && !retry)) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "transaction %s: %s", what, rd_kafka_error_string(e));
             rd_kafka_error_destroy(e);
+            set_fatal(cm, msg, fatal ? "fatal" : "cannot go on");
             return -1;
         }
         rd_kafka_error_destroy(e);
         if (abort) return 1;
+        sleep_ms(i < 5 ? 50 << i : 1000);
     }
-    return 1;
 }
 
-static rd_kafka_error_t *send_offsets(wrk_worker *w, void *offsets)
+static rd_kafka_error_t *send_offsets(wrk_committer *cm)
 {
-    rd_kafka_consumer_group_metadata_t *g = rd_kafka_consumer_group_metadata(w->k);
-    rd_kafka_error_t *e = rd_kafka_send_offsets_to_transaction(w->p, offsets, g, TXN_TIMEOUT_MS);
-    rd_kafka_consumer_group_metadata_destroy(g);
-    return e;
+    return rd_kafka_send_offsets_to_transaction(cm->p, cm->offsets, cm->group, CALL_TIMEOUT_MS);
 }
 
-static rd_kafka_error_t *commit_txn(wrk_worker *w, void *arg)
+static rd_kafka_error_t *commit_txn(wrk_committer *cm)
 {
-    (void)arg;
-    return rd_kafka_commit_transaction(w->p, TXN_TIMEOUT_MS);
+    return rd_kafka_commit_transaction(cm->p, CALL_TIMEOUT_MS);
 }
 
-static rd_kafka_error_t *abort_txn(wrk_worker *w, void *arg)
+static rd_kafka_error_t *abort_txn(wrk_committer *cm)
 {
-    (void)arg;
-    return rd_kafka_abort_transaction(w->p, TXN_TIMEOUT_MS);
+    return rd_kafka_abort_transaction(cm->p, CALL_TIMEOUT_MS);
 }
 
-/* One DONE job's records. A record that can never be produced (-2) costs only its job: the
+/* One finished job's records. A record that can never be produced (-2) costs only its job: the
  * job is answered with a short internal_error instead, in this same transaction. */
-static int produce_one(wrk_worker *w, wrk_entry *e)
+static int produce_one(wrk_committer *cm, const batch_item *it)
 {
     char err[512];
     const char *why;
-    void *token = (void *)(uintptr_t)wrk_task_token(e->task);
-    wrk_outcome *o = wrk_task_finish(e->task);
-    bool dead = wrk_task_dead_letter(e->task, &why);
-    int rc = dead ? wrk_publish_dead_letter(w->p, w->c, e->msg, why, o, NULL, token, err, sizeof err)
-                  : wrk_publish_outcome(w->p, w->c, o->reply_to, o, NULL, token, err, sizeof err);
-    if (rc == -2 && !dead && !wrk_task_unpublished(e->task)) {
+    void *token = (void *)(uintptr_t)wrk_task_token(it->task);
+    wrk_outcome *o = wrk_task_finish(it->task);
+    bool dead = wrk_task_dead_letter(it->task, &why);
+    int rc = dead ? wrk_publish_dead_letter(cm->p, cm->c, it->msg, why, o, NULL, token, err,
+                                            sizeof err)
+                  : wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
+    if (rc == -2 && !dead && !wrk_task_unpublished(it->task)) {
         wrk_log("worker: job %s: %s; answered internal_error instead",
                 json_string_value(json_object_get(o->result, "id")), err);
-        wrk_task_unpublishable(e->task, err + strlen("codeq: publish: "));
-        rc = wrk_publish_outcome(w->p, w->c, o->reply_to, o, NULL, token, err, sizeof err);
+        wrk_task_unpublishable(it->task, err + strlen("codeq: publish: "));
+        rc = wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     }
     if (rc < 0) wrk_log("worker: %s", err);
     return rc < 0 ? -1 : 0;
 }
 
-/* Produces the records of every DONE job; -1 if one could not be queued. */
-static int produce_done(wrk_worker *w)
-{
-    for (size_t i = 0; i < w->nparts; i++)
-        for (size_t j = 0; j < w->parts[i]->n; j++) {
-            wrk_entry *e = &w->parts[i]->e[j];
-            if (e->state == WRK_E_DONE && produce_one(w, e) < 0) return -1;
-        }
-    return 0;
-}
-
 /* A record the broker refused for itself (too large for the topic, an unknown or forbidden
  * reply_to): its job is answered another way in the next transaction, after this one aborts.
- * Purged records of an aborted transaction and worker-wide errors change nothing. */
+ * Purged records of an aborted transaction and worker-wide errors change nothing. Runs on the
+ * committer thread (inside the commit's flush), where the batch is its own. */
 void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
     (void)rk;
-    wrk_worker *w = opaque;
+    wrk_committer *cm = opaque;
     uint64_t token = (uint64_t)(uintptr_t)m->_private;
     if (!m->err || !token || !wrk_publish_record_error(m->err)) return;
-    for (size_t i = 0; i < w->nparts; i++)
-        for (size_t j = 0; j < w->parts[i]->n; j++) {
-            wrk_entry *e = &w->parts[i]->e[j];
-            if (e->state != WRK_E_DONE || wrk_task_token(e->task) != token) continue;
-            char why[300];
-            snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
-                     rd_kafka_err2str(m->err));
-            wrk_log("worker: a record of job offset %lld: %s; answering internal_error",
-                    (long long)e->offset, why);
-            wrk_task_unpublishable(e->task, why);
-            return;
-        }
-}
-
-static rd_kafka_topic_partition_list_t *offsets_to_commit(wrk_worker *w)
-{
-    char md[4096];
-    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)w->nparts);
-    for (size_t i = 0; i < w->nparts; i++) {
-        wrk_part *p = w->parts[i];
-        int64_t off = wrk_part_commit_offset(p);
-        if (off < 0 || !has_work(p)) continue;
-        rd_kafka_topic_partition_t *t = rd_kafka_topic_partition_list_add(l, p->topic, p->partition);
-        t->offset = off;
-        size_t n = wrk_part_metadata(p, md, sizeof md);
-        t->metadata = malloc(n);
-        memcpy(t->metadata, md, n);
-        t->metadata_size = n;
+    for (size_t i = 0; i < cm->nitems; i++) {
+        if (wrk_task_token(cm->items[i].task) != token) continue;
+        char why[300];
+        snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
+                 rd_kafka_err2str(m->err));
+        wrk_log("worker: a record of job %s: %s; answering internal_error",
+                json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
+                                                  "id")),
+                why);
+        wrk_task_unpublishable(cm->items[i].task, why);
+        return;
     }
-    return l;
 }
 
-static void committed(wrk_worker *w)
+/* The whole transaction: true if committed. After an abort the batch goes again later. */
+static bool run_batch(wrk_committer *cm)
 {
-    for (size_t i = 0; i < w->nparts; i++) {
-        w->jobs_done += wrk_part_count(w->parts[i], WRK_E_DONE);
-        wrk_part_committed(w->parts[i], wrk_entry_release);
-    }
-    w->commits++;
-    wrk_slots_start_claimed(w);
-}
-
-static int abort_and_back_off(wrk_worker *w)
-{
-    w->aborts++;
-    w->retry_at = wrk_now_ms() + ABORT_BACKOFF_MS;
-    if (txn_step(w, "abort", abort_txn, NULL) != 0 && !w->fatal)
-        wrk_worker_fatal(w, "codeq: worker: transaction could not be aborted");
-    return -1;
-}
-
-int wrk_commit_batch(wrk_worker *w)
-{
-    rd_kafka_topic_partition_list_t *l = offsets_to_commit(w);
-    w->last_commit = wrk_now_ms();
-    if (l->cnt == 0) {
-        rd_kafka_topic_partition_list_destroy(l);
-        return 0;
-    }
-    rd_kafka_error_t *e = rd_kafka_begin_transaction(w->p);
+    rd_kafka_error_t *e = rd_kafka_begin_transaction(cm->p);
     if (e) {
-        wrk_worker_fatal(w, "codeq: worker: begin transaction: %s", rd_kafka_error_string(e));
+        set_fatal(cm, "begin transaction", rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
-        rd_kafka_topic_partition_list_destroy(l);
+        return false;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < cm->nitems && rc == 0; i++)
+        if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
+    if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
+    if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
+    if (rc == 0) return true;
+    if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0)
+        set_fatal(cm, "transaction", "could not be aborted");
+    return false;
+}
+
+static void *committer_main(void *arg)
+{
+    wrk_committer *cm = arg;
+    pthread_mutex_lock(&cm->mu);
+    while (!cm->stop) {
+        if (cm->state != C_QUEUED) {
+            /* idle: serve the producer's callbacks (errors) now and then */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            pthread_cond_timedwait(&cm->cv, &cm->mu, &ts);
+            pthread_mutex_unlock(&cm->mu);
+            rd_kafka_poll(cm->p, 0);
+            pthread_mutex_lock(&cm->mu);
+            continue;
+        }
+        cm->state = C_RUNNING;
+        bool fatal = cm->fatal;
+        pthread_mutex_unlock(&cm->mu);
+        bool ok = !fatal && run_batch(cm);
+        pthread_mutex_lock(&cm->mu);
+        cm->committed = ok;
+        cm->state = C_ENDED;
+        pthread_cond_broadcast(&cm->cv);
+    }
+    pthread_mutex_unlock(&cm->mu);
+    return NULL;
+}
+
+wrk_committer *wrk_committer_new(void)
+{
+    wrk_committer *cm = calloc(1, sizeof *cm);
+    if (!cm) return NULL;
+    pthread_mutex_init(&cm->mu, NULL);
+    pthread_cond_init(&cm->cv, NULL);
+    return cm;
+}
+
+int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen)
+{
+    cm->p = w->p;
+    cm->c = w->c;
+    int e = pthread_create(&cm->thread, NULL, committer_main, cm);
+    if (e) {
+        snprintf(err, errlen, "codeq: worker: committer thread: %s", strerror(e));
         return -1;
     }
-    int rc = produce_done(w) < 0 ? 1 : txn_step(w, "send offsets", send_offsets, l);
-    if (rc == 0) rc = txn_step(w, "commit", commit_txn, NULL);
-    rd_kafka_topic_partition_list_destroy(l);
-    if (rc == 0) {
-        committed(w);
-        return 0;
+    cm->started = true;
+    return 0;
+}
+
+void wrk_committer_free(wrk_committer *cm)
+{
+    if (!cm) return;
+    if (cm->started) {
+        pthread_mutex_lock(&cm->mu);
+        cm->stop = true;
+        pthread_cond_broadcast(&cm->cv);
+        pthread_mutex_unlock(&cm->mu);
+        pthread_join(cm->thread, NULL);
     }
-    return rc > 0 ? abort_and_back_off(w) : -1;
+    free(cm->items);
+    pthread_mutex_destroy(&cm->mu);
+    pthread_cond_destroy(&cm->cv);
+    free(cm);
+}
+
+bool wrk_commit_due(const wrk_worker *w)
+{
+    if (w->cm->busy) return false;
+    uint64_t now = wrk_now_ms();
+    if (now < w->retry_at) return false;
+    bool urgent = false, work = false;
+    for (size_t i = 0; i < w->nparts; i++) {
+        const wrk_part *p = w->parts[i];
+        if (!wrk_part_has_work(p)) continue;
+        work = true;
+        /* a careful job waits for its claim, a job for a lease, a revoked partition to go */
+        urgent |= p->want_lease || p->handoff;
+        for (size_t j = 0; j < p->n && !urgent; j++)
+            urgent = p->e[j].state == WRK_E_CLAIMED && !p->e[j].claim_ok;
+    }
+    if (!work) return false;
+    /* results go at once when idle, otherwise batched within the commit interval */
+    return urgent || w->running == 0 ||
+           now - w->last_commit >= (uint64_t)w->c->commit_interval_ms;
+}
+
+static int add_item(wrk_committer *cm, wrk_entry *e)
+{
+    if (cm->nitems == cm->capitems) {
+        size_t cap = cm->capitems ? cm->capitems * 2 : 64;
+        batch_item *n = realloc(cm->items, cap * sizeof *n);
+        if (!n) return -1;
+        cm->items = n;
+        cm->capitems = cap;
+    }
+    cm->items[cm->nitems++] = (batch_item){e->task, e->msg};
+    return 0;
+}
+
+/* Takes every partition with work into one batch: its finished jobs' records and its offset
+ * and metadata. */
+static bool fill_batch(wrk_worker *w)
+{
+    wrk_committer *cm = w->cm;
+    char md[4096];
+    size_t mdn;
+    int64_t off;
+    cm->nitems = 0;
+    cm->offsets = rd_kafka_topic_partition_list_new((int)w->nparts);
+    for (size_t i = 0; i < w->nparts; i++) {
+        wrk_part *p = w->parts[i];
+        if (!wrk_part_batch(p, &off, md, sizeof md, &mdn)) continue;
+        for (size_t j = 0; j < p->n; j++)
+            if (p->e[j].state == WRK_E_COMMITTING && add_item(cm, &p->e[j]) < 0) return false;
+        rd_kafka_topic_partition_t *t =
+            rd_kafka_topic_partition_list_add(cm->offsets, p->topic, p->partition);
+        t->offset = off;
+        t->metadata = malloc(mdn);
+        if (!t->metadata) return false;
+        memcpy(t->metadata, md, mdn);
+        t->metadata_size = mdn;
+    }
+    return true;
+}
+
+void wrk_commit_send(wrk_worker *w)
+{
+    wrk_committer *cm = w->cm;
+    if (cm->busy) return;
+    w->last_commit = wrk_now_ms();
+    bool ok = fill_batch(w);
+    if (!ok || cm->offsets->cnt == 0) {
+        if (!ok) wrk_worker_fatal(w, "codeq: worker: out of memory building a commit");
+        for (size_t i = 0; i < w->nparts; i++)
+            wrk_part_batch_end(w->parts[i], false, wrk_entry_release);
+        rd_kafka_topic_partition_list_destroy(cm->offsets);
+        cm->offsets = NULL;
+        return;
+    }
+    cm->group = rd_kafka_consumer_group_metadata(w->k);
+    cm->busy = true;
+    pthread_mutex_lock(&cm->mu);
+    cm->state = C_QUEUED;
+    pthread_cond_broadcast(&cm->cv);
+    pthread_mutex_unlock(&cm->mu);
+}
+
+static void apply(wrk_worker *w)
+{
+    wrk_committer *cm = w->cm;
+    for (size_t i = 0; i < w->nparts; i++) {
+        if (cm->committed) w->jobs_done += wrk_part_count(w->parts[i], WRK_E_COMMITTING);
+        wrk_part_batch_end(w->parts[i], cm->committed, wrk_entry_release);
+    }
+    if (cm->committed) {
+        w->commits++;
+    } else {
+        w->aborts++;
+        w->retry_at = wrk_now_ms() + ABORT_BACKOFF_MS;
+    }
+    rd_kafka_topic_partition_list_destroy(cm->offsets);
+    rd_kafka_consumer_group_metadata_destroy(cm->group);
+    cm->offsets = NULL;
+    cm->group = NULL;
+    cm->nitems = 0;
+}
+
+void wrk_commit_collect(wrk_worker *w, bool wait)
+{
+    wrk_committer *cm = w->cm;
+    pthread_mutex_lock(&cm->mu);
+    while (wait && (cm->state == C_QUEUED || cm->state == C_RUNNING))
+        pthread_cond_wait(&cm->cv, &cm->mu);
+    bool ended = cm->state == C_ENDED;
+    if (ended) cm->state = C_IDLE;
+    bool fatal = cm->fatal;
+    pthread_mutex_unlock(&cm->mu);
+    if (ended) {
+        cm->busy = false;
+        apply(w);
+    }
+    if (fatal) wrk_worker_fatal(w, "%s", cm->why);
+}
+
+void wrk_commit_flush(wrk_worker *w)
+{
+    wrk_commit_collect(w, true);
+    if (w->fatal) return;
+    wrk_commit_send(w);
+    wrk_commit_collect(w, true);
+}
+
+bool wrk_commit_busy(const wrk_worker *w)
+{
+    return w->cm->busy;
 }

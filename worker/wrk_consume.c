@@ -1,10 +1,12 @@
-/* Consume: the exactly-once worker's main loop. One thread owns the consumer, the
- * transactional producer and up to `slots` running jobs; each turn of the loop:
- *   1 service the running sandboxes (poll); finished jobs become DONE
- *   2 take in what the consumer has (rebalance callbacks run here too)
- *   3 claim free slots for pending jobs, round-robin over partitions
- *   4 commit when due: DONE results + offsets in one transaction; then start claimed jobs
- *   5 backpressure: pause what we must, resume only what we paused
+/* Consume: the exactly-once worker's main loop. The main thread owns the consumer and up to
+ * `slots` running jobs; the committer thread (wrk_commit.c) owns the transactional producer.
+ * Each turn of the loop, in the order a job travels:
+ *   1 take in what the consumer has (rebalance callbacks run here too)
+ *   2 read the outcome of the commit in flight, if it ended (claims confirmed, lease raised)
+ *   3 fill free slots: start jobs, round-robin over partitions (careful ones are claimed)
+ *   4 service the running sandboxes (poll); finished jobs become DONE
+ *   5 when due, hand DONE results + offsets to the committer; it commits beside the loop
+ *   6 backpressure: pause what we must, resume only what we paused
  * SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period, kill
  * the rest, commit, leave the group. A fatal producer error ends the process non-zero so
  * that its orchestrator restarts it. */
@@ -39,6 +41,7 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Consumer errors (opaque: the worker); the producer's go to the committer. */
 static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     wrk_worker *w = opaque;
@@ -76,9 +79,9 @@ static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
         rd_kafka_conf_destroy(conf);
         return NULL;
     }
-    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_error_cb(conf, wrk_commit_error);
     rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
-    rd_kafka_conf_set_opaque(conf, w);
+    rd_kafka_conf_set_opaque(conf, w->cm);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
     if (!p) {
         snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
@@ -292,18 +295,23 @@ static void shut_down(wrk_worker *w)
     wrk_log("worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
             w->running, w->c->grace_ms);
     backpressure(w, true);
-    for (size_t i = 0; i < w->nparts; i++) /* claimed but not started: leave them */
-        for (size_t j = 0; j < w->parts[i]->n; j++)
-            if (w->parts[i]->e[j].state == WRK_E_CLAIMED) {
-                w->parts[i]->e[j].state = WRK_E_PENDING;
-                w->parts[i]->e[j].attempts--;
-            }
+    wrk_commit_collect(w, true);
+    for (size_t i = 0; i < w->nparts; i++) { /* claimed but not started: leave them */
+        w->parts[i]->handoff = true;
+        for (size_t j = 0; j < w->parts[i]->n; j++) {
+            wrk_entry *e = &w->parts[i]->e[j];
+            if (e->state != WRK_E_CLAIMED) continue;
+            e->state = WRK_E_PENDING;
+            e->attempts--;
+            e->claim_ok = e->claim_sent = false;
+        }
+    }
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
         wrk_slots_service(w, 50);
         rd_kafka_consumer_poll(w->k, 0);
     }
     for (size_t i = 0; i < w->nparts; i++) wrk_slots_abandon(w, w->parts[i]);
-    if (!w->fatal) wrk_commit_batch(w);
+    if (!w->fatal) wrk_commit_flush(w);
 }
 
 static int run(wrk_worker *w)
@@ -311,11 +319,12 @@ static int run(wrk_worker *w)
     uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0;
     while (!stop_requested && !w->fatal) {
         heartbeat(w, &next_beat);
+        /* idle, the consumer may block, briefly while a commit may unlock jobs */
+        intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);
+        wrk_commit_collect(w, false);
+        wrk_slots_fill(w);
         wrk_slots_service(w, w->running ? 10 : 0);
-        intake(w, w->running ? 0 : 50);
-        rd_kafka_poll(w->p, 0);
-        wrk_slots_claim(w);
-        if (wrk_commit_due(w)) wrk_commit_batch(w);
+        if (wrk_commit_due(w)) wrk_commit_send(w);
         backpressure(w, false);
         report(w, &next_report);
     }
@@ -346,17 +355,24 @@ static bool wait_first_assignment(wrk_worker *w)
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
-    wrk_worker w = {.c = c, .beat_fd = -1};
+    wrk_worker w = {.c = c, .beat_fd = -1, .cm = wrk_committer_new()};
     install_signals();
+    if (!w.cm) {
+        fprintf(stderr, "codeq: worker: out of memory\n");
+        return 1;
+    }
     if (c->heartbeat_path &&
         (w.beat_fd = open(c->heartbeat_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
         fprintf(stderr, "codeq: worker: heartbeat file %s: %s\n", c->heartbeat_path,
                 strerror(errno));
         return 1;
     }
-    if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err))) {
+    if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err)) ||
+        wrk_committer_start(w.cm, &w, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
+        if (w.k) rd_kafka_destroy(w.k);
         if (w.p) rd_kafka_destroy(w.p);
+        wrk_committer_free(w.cm);
         if (w.beat_fd >= 0) unlink(c->heartbeat_path);
         return 1;
     }
@@ -369,6 +385,7 @@ int wrk_worker_loop(const wrk_config *c)
     bool can_close = wait_first_assignment(&w);
     if (can_close)
         rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left but to commit */
+    wrk_commit_collect(&w, true);
     while (w.nparts) {
         wrk_part *p = w.parts[w.nparts - 1];
         wrk_slots_abandon(&w, p);
@@ -378,6 +395,7 @@ int wrk_worker_loop(const wrk_config *c)
     }
     free(w.parts);
     if (can_close) rd_kafka_destroy(w.k);
+    wrk_committer_free(w.cm); /* before the producer it uses */
     rd_kafka_destroy(w.p);
     if (w.fatal) fprintf(stderr, "%s\n", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */

@@ -39,7 +39,7 @@ wrk_entry *wrk_part_entry(wrk_part *p, int64_t offset)
     return &p->e[i];
 }
 
-/* Reads "d=1,4" and "a=2:1,3:2" sections; anything else is ignored (a newer format). */
+/* Reads "d=1,4", "a=2:1,3:2" and "h=64" sections; anything else is ignored (a newer format). */
 static void parse_metadata(wrk_part *p, const char *md, size_t len)
 {
     char buf[4200];
@@ -50,6 +50,11 @@ static void parse_metadata(wrk_part *p, const char *md, size_t len)
     buf[len] = '\0';
     char *save = NULL;
     for (char *sec = strtok_r(buf, ";", &save); sec; sec = strtok_r(NULL, ";", &save)) {
+        if (strncmp(sec, "h=", 2) == 0) {
+            long long h = strtoll(sec + 2, NULL, 10);
+            if (h > 0) p->careful_until = p->watermark + h;
+            continue;
+        }
         bool done = strncmp(sec, "d=", 2) == 0, att = strncmp(sec, "a=", 2) == 0;
         if (!done && !att) continue;
         char *s2 = NULL;
@@ -61,8 +66,12 @@ static void parse_metadata(wrk_part *p, const char *md, size_t len)
             wrk_entry *e = (delta > 0 || (att && delta == 0))
                                ? wrk_part_entry(p, p->watermark + delta) : NULL;
             if (!e) continue;
-            if (done) e->state = WRK_E_COMMITTED;
-            else e->attempts = attempts;
+            if (done) {
+                e->state = WRK_E_COMMITTED;
+            } else {
+                e->attempts = attempts;
+                e->suspect = attempts > 0;
+            }
         }
     }
 }
@@ -78,6 +87,8 @@ wrk_part *wrk_part_new(const char *topic, int32_t partition, int64_t committed,
     p->partition = partition;
     p->watermark = committed >= 0 ? committed : -1;
     p->next = p->watermark;
+    p->lease = -1; /* a new owner starts nothing before its own lease is committed */
+    p->careful_until = -1;
     if (metadata && mdlen) parse_metadata(p, metadata, mdlen);
     return p;
 }
@@ -115,7 +126,7 @@ wrk_entry *wrk_part_consumed(wrk_part *p, rd_kafka_message_t *m, bool *skipped)
 
 static bool finished(wrk_estate s)
 {
-    return s == WRK_E_DONE || s == WRK_E_COMMITTED;
+    return s == WRK_E_DONE || s == WRK_E_COMMITTING || s == WRK_E_COMMITTED;
 }
 
 int64_t wrk_part_commit_offset(const wrk_part *p)
@@ -133,10 +144,10 @@ static size_t append(char *buf, size_t len, size_t at, const char *fmt, long lon
     return k < 0 ? at : at + (size_t)k;
 }
 
-size_t wrk_part_metadata(const wrk_part *p, char *buf, size_t len)
+size_t wrk_part_metadata(const wrk_part *p, int64_t lease, char *buf, size_t len)
 {
     int64_t w = wrk_part_commit_offset(p);
-    /* Written in two passes to keep the format readable: finished offsets, then attempts. */
+    /* Written in passes to keep the format readable: finished offsets, attempts, lease. */
     size_t at = (size_t)snprintf(buf, len, "%s", MD_PREFIX);
     bool first = true;
     for (size_t i = 0; i < p->n; i++) {
@@ -152,26 +163,74 @@ size_t wrk_part_metadata(const wrk_part *p, char *buf, size_t len)
                     e->attempts);
         first = false;
     }
+    if (lease >= w) at = append(buf, len, at, ";h=%lld", (long long)(lease - w), 0);
     return at < len ? at : len - 1;
 }
 
-void wrk_part_committed(wrk_part *p, void (*release)(wrk_entry *))
+wrk_start wrk_part_start_rule(const wrk_part *p, const wrk_entry *e)
 {
-    for (size_t i = 0; i < p->n; i++)
-        if (p->e[i].state == WRK_E_DONE) {
-            p->e[i].state = WRK_E_COMMITTED;
-            release(&p->e[i]);
-        }
-    int64_t w = wrk_part_commit_offset(p);
-    size_t drop = 0;
-    while (drop < p->n && p->e[drop].offset < w) {
-        release(&p->e[drop]);
-        drop++;
+    if (e->suspect || e->offset < p->careful_until)
+        return e->state == WRK_E_CLAIMED && e->claim_ok ? WRK_START_NOW : WRK_START_CLAIM;
+    return e->offset < p->lease && !p->handoff ? WRK_START_NOW : WRK_START_WAIT;
+}
+
+/* The lease the next commit promises: none past the watermark on hand-over; otherwise far
+ * enough ahead that starting jobs rarely waits for it. */
+static int64_t next_lease(const wrk_part *p, int64_t offset)
+{
+    if (p->handoff) return offset;
+    int64_t ahead = (p->next > offset ? p->next : offset) + WRK_LEASE_AHEAD;
+    return p->lease > ahead ? p->lease : ahead;
+}
+
+bool wrk_part_has_work(const wrk_part *p)
+{
+    if (p->in_batch) return false;
+    if (p->dirty || p->want_lease || p->handoff) return true;
+    int64_t off = wrk_part_commit_offset(p);
+    return off >= 0 && (off != p->watermark || p->lease < p->next + WRK_LEASE_AHEAD / 2);
+}
+
+bool wrk_part_batch(wrk_part *p, int64_t *offset, char *md, size_t mdlen, size_t *mdn)
+{
+    int64_t off = wrk_part_commit_offset(p);
+    if (off < 0 || !wrk_part_has_work(p)) return false;
+    for (size_t i = 0; i < p->n; i++) {
+        wrk_entry *e = &p->e[i];
+        if (e->state == WRK_E_DONE) e->state = WRK_E_COMMITTING;
+        if (e->state == WRK_E_CLAIMED && !e->claim_ok) e->claim_sent = true;
     }
+    p->batch_offset = *offset = off;
+    p->batch_lease = next_lease(p, off);
+    *mdn = wrk_part_metadata(p, p->batch_lease, md, mdlen);
+    p->in_batch = true;
+    p->dirty = p->want_lease = false;
+    return true;
+}
+
+void wrk_part_batch_end(wrk_part *p, bool committed, void (*release)(wrk_entry *))
+{
+    if (!p->in_batch) return;
+    p->in_batch = false;
+    for (size_t i = 0; i < p->n; i++) {
+        wrk_entry *e = &p->e[i];
+        if (e->state == WRK_E_COMMITTING) {
+            e->state = committed ? WRK_E_COMMITTED : WRK_E_DONE;
+            if (committed) release(e);
+        }
+        if (e->claim_sent) e->claim_ok = committed;
+        e->claim_sent = false;
+    }
+    if (!committed) {
+        p->dirty = true;
+        return;
+    }
+    size_t drop = 0;
+    while (drop < p->n && p->e[drop].offset < p->batch_offset) release(&p->e[drop++]);
     memmove(p->e, p->e + drop, (p->n - drop) * sizeof *p->e);
     p->n -= drop;
-    if (w >= 0) p->watermark = w;
-    p->dirty = false;
+    p->watermark = p->batch_offset;
+    p->lease = p->batch_lease;
 }
 
 size_t wrk_part_count(const wrk_part *p, wrk_estate s)

@@ -4,8 +4,10 @@
  *   the watermark, start counts of jobs that were running) and start from there.
  * REVOKE: stop taking that partition's jobs; let its running jobs finish within the drain
  *   budget and kill the rest (they run again at the new owner); commit while our generation
- *   is still valid; then let the partition go.
- * LOST: another member may already own it: kill its jobs and discard their results. */
+ *   is still valid, promising that nothing more starts (h=0, wrk_offsets.h); then let the
+ *   partition go.
+ * LOST: another member may already own it: kill its jobs and discard their results.
+ * Either way the commit in flight ends first: its batch holds the partitions' jobs. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,17 +141,22 @@ static void give_back(wrk_worker *w, rd_kafka_topic_partition_list_t *l, bool lo
         wrk_part *p = wrk_worker_part(w, l->elems[i].topic, l->elems[i].partition);
         if (p) rev[n++] = p;
     }
+    wrk_commit_collect(w, true);
     if (!lost) {
-        for (int i = 0; i < n; i++)
-            for (size_t j = 0; j < rev[i]->n; j++) /* not started: leave them to the new owner */
-                if (rev[i]->e[j].state == WRK_E_PENDING || rev[i]->e[j].state == WRK_E_CLAIMED) {
-                    if (rev[i]->e[j].state == WRK_E_CLAIMED) rev[i]->e[j].attempts--;
-                    wrk_entry_release(&rev[i]->e[j]);
-                    rev[i]->e[j].state = WRK_E_KNOWN;
-                }
+        for (int i = 0; i < n; i++) {
+            rev[i]->handoff = true; /* nothing more starts here */
+            for (size_t j = 0; j < rev[i]->n; j++) { /* not started: leave them to the new owner */
+                wrk_entry *e = &rev[i]->e[j];
+                if (e->state != WRK_E_PENDING && e->state != WRK_E_CLAIMED) continue;
+                if (e->state == WRK_E_CLAIMED) e->attempts--;
+                e->claim_ok = e->claim_sent = false;
+                wrk_entry_release(e);
+                e->state = WRK_E_KNOWN;
+            }
+        }
         drain(w, rev, n);
         for (int i = 0; i < n; i++) wrk_slots_abandon(w, rev[i]);
-        wrk_commit_batch(w);
+        wrk_commit_flush(w);
     }
     for (int i = 0; i < n; i++) remove_part(w, rev[i]);
     free(rev);

@@ -1,8 +1,11 @@
 /* Slots: up to `slots` jobs run at once, drawn from every assigned partition in turn.
- * A job is first CLAIMED: its attempt count goes into the next transaction's metadata, and
- * only once that commit succeeded is it started. So a job that crashes the worker before it
- * finishes is on record as started; after max_attempts starts it is answered
- * `internal_error` instead of being run again (a poison pill cannot crash-loop the group). */
+ * A job starts at once when it lies below its partition's committed lease (wrk_offsets.h):
+ * no transaction on its way in. Its start is recorded by the next commit that runs while it
+ * does. A careful job (one a dead owner may have started, or one started before without
+ * finishing) is first CLAIMED: its attempt count goes into the next commit, and it starts only
+ * once that commit succeeded. So a job that crashes its worker again and again is on record,
+ * and after max_attempts starts it is answered `internal_error` instead of being run again
+ * (a poison pill cannot crash-loop the group). */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,32 +30,12 @@ size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only)
     return n;
 }
 
-/* Oldest pending entry of p, or NULL. */
+/* Oldest entry of p waiting for a slot, or NULL. */
 static wrk_entry *first_pending(wrk_part *p)
 {
     for (size_t i = 0; i < p->n; i++)
         if (p->e[i].state == WRK_E_PENDING) return &p->e[i];
     return NULL;
-}
-
-void wrk_slots_claim(wrk_worker *w)
-{
-    int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
-    bool progress = true;
-    while (busy < w->c->slots && progress && w->nparts) {
-        progress = false;
-        for (size_t k = 0; k < w->nparts && busy < w->c->slots; k++) {
-            wrk_part *p = w->parts[(w->rr + k) % w->nparts];
-            wrk_entry *e = first_pending(p);
-            if (!e) continue;
-            e->state = WRK_E_CLAIMED;
-            e->attempts++;
-            p->dirty = true;
-            busy++;
-            progress = true;
-        }
-        w->rr++;
-    }
 }
 
 static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
@@ -83,12 +66,52 @@ static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
     w->running++;
 }
 
-void wrk_slots_start_claimed(wrk_worker *w)
+/* Claimed jobs whose claim is now committed start first: they hold a slot already. */
+static void start_claimed(wrk_worker *w)
 {
-    for (size_t i = 0; i < w->nparts; i++) {
+    for (size_t i = 0; i < w->nparts && !w->fatal; i++) {
         wrk_part *p = w->parts[i];
         for (size_t j = 0; j < p->n && !w->fatal; j++)
-            if (p->e[j].state == WRK_E_CLAIMED) start_one(w, p, &p->e[j]);
+            if (p->e[j].state == WRK_E_CLAIMED && p->e[j].claim_ok) start_one(w, p, &p->e[j]);
+    }
+}
+
+/* Gives p's oldest pending job the free slot; false if it cannot have it now. */
+static bool fill_one(wrk_worker *w, wrk_part *p)
+{
+    wrk_entry *e = first_pending(p);
+    if (!e || p->handoff) return false;
+    switch (wrk_part_start_rule(p, e)) {
+    case WRK_START_NOW:
+        e->attempts++;
+        p->dirty = true; /* the next commit records the start */
+        start_one(w, p, e);
+        return true;
+    case WRK_START_CLAIM:
+        e->state = WRK_E_CLAIMED;
+        e->attempts++;
+        p->dirty = true;
+        return true;
+    case WRK_START_WAIT:
+        p->want_lease = true;
+        return false;
+    }
+    return false;
+}
+
+void wrk_slots_fill(wrk_worker *w)
+{
+    start_claimed(w);
+    int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
+    bool progress = true;
+    while (busy < w->c->slots && progress && w->nparts && !w->fatal) {
+        progress = false;
+        for (size_t k = 0; k < w->nparts && busy < w->c->slots; k++)
+            if (fill_one(w, w->parts[(w->rr + k) % w->nparts])) {
+                busy++;
+                progress = true;
+            }
+        w->rr++;
     }
 }
 
@@ -143,6 +166,7 @@ void wrk_slots_abandon(wrk_worker *w, wrk_part *p)
         if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
             /* stopped by us, not by the job: this start does not count against it */
             e->attempts--;
+            e->claim_ok = e->claim_sent = false;
             wrk_entry_release(e);
             e->state = WRK_E_KNOWN;
         } else if (e->state == WRK_E_PENDING) {

@@ -1,15 +1,22 @@
-/* The exactly-once worker's shared state: one thread owns the consumer, the transactional
- * producer, the partitions it was assigned and the jobs running in its slots. Split by step:
- * wrk_consume.c (loop, intake, backpressure, shutdown), wrk_slots.c (claim, start, service),
- * wrk_commit.c (transactions), wrk_rebalance.c (assign, revoke, lost). */
+/* The exactly-once worker's shared state. The main thread owns the consumer, the partitions it
+ * was assigned and the jobs running in its slots; a committer thread owns the transactional
+ * calls. A job flows one way, one step per file:
+ *   wrk_consume.c  intake: records -> PENDING entries (rebalances run here: wrk_rebalance.c)
+ *   wrk_slots.c    start PENDING jobs (or claim careful ones), service them -> DONE
+ *   wrk_commit.c   DONE -> a batch for the committer thread -> COMMITTED
+ * Nothing calls back up the chain: what a commit unlocks (claims, the lease) is read from
+ * the partitions by the next turn of the loop. */
 #ifndef CODEQ_WRK_WORKER_H
 #define CODEQ_WRK_WORKER_H
 
 #include "wrk_internal.h"
 #include "wrk_offsets.h"
 
+typedef struct wrk_committer wrk_committer;
+
 typedef struct {
     const wrk_config *c;
+    wrk_committer *cm;      /* the commit thread and its batch */
     rd_kafka_t *k;          /* consumer */
     rd_kafka_t *p;          /* transactional producer */
     wrk_part **parts;
@@ -26,12 +33,17 @@ typedef struct {
     int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 
-/* wrk_commit.c: the producer's delivery-report callback (opaque: the worker). */
+/* wrk_commit.c: the producer's delivery-report and error callbacks (opaque: the committer). */
 void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
+void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque);
+wrk_committer *wrk_committer_new(void);
+/* Starts the thread once the producer and consumer exist. */
+int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen);
+void wrk_committer_free(wrk_committer *cm);
 
-/* wrk_slots.c */
-void wrk_slots_claim(wrk_worker *w);
-void wrk_slots_start_claimed(wrk_worker *w);
+/* wrk_slots.c: fills free slots: starts jobs (below the lease), claims careful ones, starts
+ * claimed ones whose claim is committed; asks for a lease where a job waits for one. */
+void wrk_slots_fill(wrk_worker *w);
 /* Polls running sandboxes up to timeout_ms and moves finished jobs to DONE. */
 void wrk_slots_service(wrk_worker *w, int timeout_ms);
 /* Kills and forgets the running and claimed jobs of p; they will run again elsewhere. */
@@ -39,11 +51,15 @@ void wrk_slots_abandon(wrk_worker *w, wrk_part *p);
 size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only);
 void wrk_entry_release(wrk_entry *e);
 
-/* wrk_commit.c: publishes DONE results and commits offsets + metadata in one transaction.
- * Returns 0 on success (or nothing to do), -1 after an abort (retried later); sets w->fatal
- * on a fatal producer error. */
-int wrk_commit_batch(wrk_worker *w);
+/* wrk_commit.c: a batch (DONE results, offsets + metadata of every partition with work) goes
+ * to the committer thread; collect applies its outcome (committed, or aborted: retried
+ * later) and sets w->fatal on a fatal producer error. flush = collect, send, collect, waiting:
+ * for revoke and shutdown. No entry may be released while a batch is out. */
 bool wrk_commit_due(const wrk_worker *w);
+void wrk_commit_send(wrk_worker *w);
+void wrk_commit_collect(wrk_worker *w, bool wait);
+void wrk_commit_flush(wrk_worker *w);
+bool wrk_commit_busy(const wrk_worker *w);
 
 /* wrk_rebalance.c */
 void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,
