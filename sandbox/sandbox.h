@@ -127,7 +127,6 @@ typedef struct {
     const char *code_obj; size_t code_obj_len;
 } sbx_job;
 
-
 /* Process-wide settings, fixed at start-up. */
 typedef struct {
     const char *python;   /* interpreter to exec; default /usr/bin/python3 */

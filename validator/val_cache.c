@@ -13,7 +13,7 @@
  * programs are rarely resubmitted unchanged and they would dominate the memory bound.
  * A clean verdict also keeps the program's marshalled code object (val_check_compile), up to
  * VAL_CACHE_MAX_CODE bytes: copying it back costs microseconds where compiling again would
- * cost a whole parse (bench/validator_bench measures both); the bound keeps the cache's memory
+ * cost a whole parse (bench/parse_once_bench measures both); the bound keeps the cache's memory
  * at 256 x 64 KiB at most (a 100-line program's object is ~8 KiB).
  */
 #include "val_internal.h"

@@ -245,7 +245,7 @@ static int walk(val_ctx *c, PyObject *tree) {
 
 /* The code object of a clean program, from the tree its check walked: compile() of an AST
  * does no parsing, and with dont_inherit and no flags it gives what compile() of the source
- * gives (tests/unit/test_validator.c compares them). Failing here is not the validator's
+ * gives (tests/unit/test_validator_code.c compares them). Failing here is not the validator's
  * failure: a program the compiler refuses (`return` outside a function) gets no object, the
  * sandbox compiles its source and reports that error itself, in the words a direct run uses. */
 static void compile_tree(PyObject *tree, const char *filename, val_code *obj) {

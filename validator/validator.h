@@ -77,14 +77,15 @@ typedef struct {
 enum { VAL_CODE_MAGIC_LEN = 4 };
 
 /* val_check_policy, and when the program has no finding and `filename` is not NULL, also
- * compile(tree, filename, "exec", dont_inherit=True) of the same tree into *code (the verdict
- * cache keeps it, so a hit parses nothing either). *code stays empty when the program has
+ * compile(tree, filename, "exec", dont_inherit=True) of the same tree into *obj (the verdict
+ * cache keeps it, so a hit parses nothing either). *obj stays empty when the program has
  * findings, or when only compiling it fails (e.g. `return` outside a function, which the
  * parser accepts and the compiler refuses): the sandbox then compiles the source itself and
  * reports the program's error exactly as before. Return values as val_check_policy. */
 int val_check_compile(const val_policy *p, const char *code, size_t len, const char *filename,
                       val_report *out, val_code *obj, char *err, size_t errlen);
 void val_code_free(val_code *c);
+
 /* Verdicts of the last programs checked are kept (keyed by SHA-256 of the bytes and the
  * policy) and served without parsing again; on by default. Off also empties it. */
 void val_cache_enable(int on);
