@@ -103,6 +103,7 @@ typedef struct {
     size_t nartifacts;
     bool artifacts_truncated; /* some were left out: over artifact_files/artifact_bytes, or
                                  not a plain file (symlink, hard link, FIFO, device) */
+    bool code_obj_used;  /* the job ran sbx_job.code_obj: its source was not compiled again */
     const char *profile; /* the sandbox profile the job ran under (static string) */
 } sbx_result;
 
@@ -117,6 +118,13 @@ typedef struct {
     const char *prelude; size_t prelude_len;
     /* Input files written into /work before the job starts (see sbx_file, sbx_files_check). */
     const sbx_file *files; size_t nfiles;
+    /* Optional: `code` already compiled, from the parse that validated it (val_code: the
+     * compiling interpreter's 4-byte magic, then marshal.dumps(code)). Zygote mode runs it
+     * instead of compiling main.py again when the magic is the zygote's own and the object's
+     * file name is sbx_code_obj_filename()'s; otherwise, and in exec mode, the source is
+     * compiled as before. main.py is written either way: tracebacks show its lines. Under a
+     * prelude, the object is handed to it as the global `_CODEQ_MAIN_CODE`. */
+    const char *code_obj; size_t code_obj_len;
 } sbx_job;
 
 /* Process-wide settings, fixed at start-up. */
@@ -151,6 +159,10 @@ typedef struct {
 } sbx_config;
 
 void sbx_config_default(sbx_config *c);
+/* The file name a code object for this job must carry (what compiling its main.py gives it:
+ * "main.py" under a prelude, which runs main.py from /work by that name, else
+ * "/work/main.py"), or NULL when this configuration never runs one (exec isolation). */
+const char *sbx_code_obj_filename(const sbx_config *c, const sbx_job *job);
 /* Isolation modes known to this build, NULL-terminated: "exec", "zygote". */
 extern const char *const sbx_isolations[];
 /* The zygote process's entry point (the codeq-zygote binary): serves jobs on descriptor 3. */

@@ -56,7 +56,9 @@ typedef enum {
 } sbx_kill_reason;
 
 /* One message from the child on the report pipe; 256 bytes < PIPE_BUF, so writes are atomic. */
-enum { SBX_REPORT_FAIL = 1, SBX_REPORT_EXIT = 2 };
+/* SBX_REPORT_CODE: zygote mode's main process runs sbx_job.code_obj (sent before the job's
+ * code runs, and the pipe is closed before it does: the job cannot send it). */
+enum { SBX_REPORT_FAIL = 1, SBX_REPORT_EXIT = 2, SBX_REPORT_CODE = 3 };
 typedef struct {
     int32_t kind;
     int32_t wstatus; /* SBX_REPORT_EXIT: wait status of the job's main process */
@@ -90,6 +92,10 @@ struct sbx_proc {
     size_t prelude_len;
     const sbx_file *files;   /* only valid during sbx_start */
     size_t nfiles;
+    /* sbx_job.code_obj: only valid during sbx_start, and in the job's processes (zygote
+     * mode's init and main are fork-like clones made during it, with their own copy) */
+    const char *code_obj;
+    size_t code_obj_len;
 
     /* the profile's layers (sbx_profile.c) */
     const char *profile;

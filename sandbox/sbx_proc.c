@@ -175,6 +175,8 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     p->prelude_len = job->prelude ? job->prelude_len : 0;
     p->stdin_data = job->stdin_data ? job->stdin_data : "";
     p->stdin_len = job->stdin_len;
+    p->code_obj = job->code_obj;
+    p->code_obj_len = job->code_obj ? job->code_obj_len : 0;
     return 0;
 }
 
@@ -218,14 +220,14 @@ sbx_proc *sbx_start(const sbx_config *c, const sbx_job *job)
     if (sbx_proc_accept(p, c, job) == 0 && p->remote) {
         /* The zygote runs the layers (sbx_zygote.c); a failed hand-over is done at once. */
         sbx_zygote_start(p, c, job);
-        p->job_id = p->code = p->stdin_data = p->prelude = NULL;
+        p->job_id = p->code = p->stdin_data = p->prelude = p->code_obj = NULL;
         p->files = NULL;
         return p;
     }
     if (!p->failed && sbx_layers_prepare(p) == 0 && sbx_spawn(p) == 0 &&
         sbx_layers_from_parent(p) == 0)
         sbx_spawn_go(p);
-    p->job_id = p->code = p->stdin_data = p->prelude = NULL;
+    p->job_id = p->code = p->stdin_data = p->prelude = p->code_obj = NULL;
     p->files = NULL;
     if (p->failed) {
         /* Nothing of the job ran yet: no usage to keep, SIGKILL at once. */

@@ -181,7 +181,7 @@ int sbx_spawn_reap(sbx_proc *p, bool block)
 /* Takes the messages that are there without waiting; closes the pipe at EOF. */
 void sbx_spawn_read_reports(sbx_proc *p)
 {
-    /* The init and the main process send at most one message each. */
+    /* The init sends at most one message, the main process at most two (code, fail). */
     for (int i = 0; p->report_rd >= 0 && i < 8; i++) {
         sbx_report r;
         ssize_t n = read(p->report_rd, &r, sizeof r);
@@ -200,6 +200,8 @@ void sbx_spawn_read_reports(sbx_proc *p)
             memcpy(p->res.message, r.msg, sizeof r.msg);
             p->res.status = SBX_INTERNAL;
             p->failed = true;
+        } else if (r.kind == SBX_REPORT_CODE) {
+            p->res.code_obj_used = true;
         } else if (r.kind == SBX_REPORT_EXIT) {
             p->have_exit = true;
             p->main_wstatus = r.wstatus;

@@ -10,12 +10,16 @@
  * The job's main process reads its script while it can still report a failure, then closes
  * every descriptor but 0-2: the report pipe, the init's control socket, the init's signalfd
  * and the staging directory it holds (an exec'd interpreter loses those through CLOEXEC;
- * this one never execs). The script is compiled under its /work path and run in __main__;
+ * this one never execs). A job that brings its code object (sbx_job.code_obj, compiled by the
+ * worker's validator from the parse it checked) runs that instead of a compile of its source
+ * (the prelude gets it as `_CODEQ_MAIN_CODE`); a wrong magic or file name falls back to the
+ * source. Otherwise the script is compiled under its /work path and run in __main__;
  * an uncaught exception prints the usual traceback and exits 1, SystemExit keeps its code,
  * and the exit waits for threads, runs atexit and flushes as a normal exit would.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <marshal.h>
 
 #include "sbx_int.h"
 
@@ -75,6 +79,57 @@ static int sbx_zy_py_prelude(const char *src, char *why, size_t whylen)
         return -1;
     }
     return 0;
+}
+
+/* importlib.util.MAGIC_NUMBER of this interpreter: a code object marshalled by another
+ * version would be misread, so one whose bytes start differently is refused. */
+static unsigned char sbx_zy_magic[4];
+
+static int sbx_zy_py_magic(char *why, size_t whylen)
+{
+    long m = PyImport_GetMagicNumber();
+    if (m == -1) {
+        PyErr_Clear();
+        snprintf(why, whylen, SBX_PREFIX "zygote: importlib's magic number is unavailable");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof sbx_zy_magic; i++)
+        sbx_zy_magic[i] = (unsigned char)(m >> (8 * i));
+    return 0;
+}
+
+/* The one rule for the file name a code object must carry (see sandbox.h). */
+static const char *sbx_zy_py_code_name(bool prelude)
+{
+    return prelude ? "main.py" : "/work/main.py";
+}
+
+const char *sbx_code_obj_filename(const sbx_config *c, const sbx_job *job)
+{
+    if (!c || !c->isolation || strcmp(c->isolation, "zygote") != 0)
+        return NULL;
+    return sbx_zy_py_code_name(job && job->prelude);
+}
+
+/* The job's code object, or NULL (with no Python error) to compile its source as before: none
+ * given, another interpreter's magic, not a code object, or another file name (a traceback
+ * would name a different file than a run of the source does). Called in the job's main
+ * process before any of the job's code runs; the bytes come from the worker. */
+static PyObject *sbx_zy_py_code(const sbx_proc *p)
+{
+    const size_t ml = sizeof sbx_zy_magic;
+    if (!p->code_obj || p->code_obj_len <= ml || memcmp(p->code_obj, sbx_zy_magic, ml) != 0)
+        return NULL;
+    PyObject *code = PyMarshal_ReadObjectFromString(p->code_obj + ml,
+                                                    (Py_ssize_t)(p->code_obj_len - ml));
+    PyObject *name = code && PyCode_Check(code) ? PyObject_GetAttrString(code, "co_filename") : NULL;
+    const char *n = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    bool ok = n && strcmp(n, sbx_zy_py_code_name(p->prelude != NULL)) == 0;
+    Py_XDECREF(name);
+    if (!ok)
+        Py_CLEAR(code);
+    PyErr_Clear();
+    return code;
 }
 
 /* gc.freeze(): what the zygote built moves to the collector's permanent generation. A job's
@@ -144,7 +199,7 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
     }
     /* signal: the job's main re-installs the SIGINT handler with it. */
     if (sbx_zy_py_preload("signal", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
-        sbx_zy_py_prelude(prelude, why, whylen) < 0)
+        sbx_zy_py_prelude(prelude, why, whylen) < 0 || sbx_zy_py_magic(why, whylen) < 0)
         return -1;
     if (sbx_zy_py_freeze(why, whylen) < 0)
         return -1;
@@ -207,7 +262,9 @@ static void sbx_zy_py_signals(void)
     Py_XDECREF(sig);
 }
 
-static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0)
+/* The job's code object (stolen; NULL: compile src) runs as main.py, or is handed to the
+ * prelude, which runs main.py itself. */
+static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, PyObject *job_code)
 {
     PyObject *main = PyImport_AddModule("__main__"); /* borrowed */
     PyObject *g = main ? PyModule_GetDict(main) : NULL;
@@ -217,13 +274,21 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0)
         PyDict_SetItemString(g, "__file__", fname) < 0) {
         Py_XDECREF(argv);
         Py_XDECREF(fname);
+        Py_XDECREF(job_code);
         return -1;
     }
     Py_DECREF(argv);
     Py_DECREF(fname);
-    bool cached = sbx_zy_prelude_code && strcmp(arg0, SBX_PRELUDE_NAME) == 0 &&
-                  strcmp(src, sbx_zy_prelude_src) == 0;
-    PyObject *code = cached ? Py_NewRef(sbx_zy_prelude_code) : Py_CompileString(src, file, Py_file_input);
+    bool prelude = strcmp(arg0, SBX_PRELUDE_NAME) == 0;
+    if (job_code && prelude && PyDict_SetItemString(g, "_CODEQ_MAIN_CODE", job_code) < 0) {
+        Py_DECREF(job_code);
+        return -1;
+    }
+    bool cached = sbx_zy_prelude_code && prelude && strcmp(src, sbx_zy_prelude_src) == 0;
+    PyObject *code = job_code && !prelude ? Py_NewRef(job_code)
+                     : cached ? Py_NewRef(sbx_zy_prelude_code)
+                              : Py_CompileString(src, file, Py_file_input);
+    Py_XDECREF(job_code);
     PyObject *r = code ? PyEval_EvalCode(code, g, g) : NULL;
     Py_XDECREF(code);
     Py_XDECREF(r);
@@ -318,10 +383,18 @@ static void sbx_zy_py_run_main(sbx_proc *p)
     if (!src)
         _exit(126);
     PyOS_AfterFork_Child();
-    if (sbx_zy_py_reseed(p) < 0 || close_range(SBX_FD_REPORT, ~0U, 0) < 0)
+    if (sbx_zy_py_reseed(p) < 0)
+        _exit(126);
+    /* Said before the job's code can run and before the report pipe closes: the flag in the
+     * result is the sandbox's word, never the job's. Unsaid, the source is compiled. */
+    PyObject *job_code = sbx_zy_py_code(p);
+    sbx_report said = {.kind = SBX_REPORT_CODE};
+    if (job_code && write(SBX_FD_REPORT, &said, sizeof said) != (ssize_t)sizeof said)
+        Py_CLEAR(job_code);
+    if (close_range(SBX_FD_REPORT, ~0U, 0) < 0)
         _exit(126);
     sbx_zy_py_signals();
-    int rc = sbx_zy_py_exec(src, file, arg0);
+    int rc = sbx_zy_py_exec(src, file, arg0, job_code);
     free(src);
     int status = 0;
     bool sigint = false;

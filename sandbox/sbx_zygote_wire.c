@@ -30,7 +30,7 @@ typedef struct {
     uint32_t magic;
     int32_t status, exit_code, signal;
     uint64_t out_total, err_total, wall_ms, cpu_ms, max_rss_kb;
-    uint8_t out_trunc, err_trunc, artifacts_truncated;
+    uint8_t out_trunc, err_trunc, artifacts_truncated, code_obj_used;
     uint32_t nartifacts;
     char message[256];
     char profile[32];
@@ -116,6 +116,8 @@ int sbx_wire_put_job(const sbx_job *job, char *why, size_t whylen)
         rc |= sbx_wire_str(fd, job->files[i].path, strlen(job->files[i].path));
         rc |= sbx_wire_str(fd, job->files[i].data, job->files[i].len);
     }
+    /* Last, so the layout before it is unchanged: the code object (empty: none). */
+    rc |= sbx_wire_str(fd, job->code_obj, job->code_obj ? job->code_obj_len : 0);
     if (rc < 0) {
         sbx_wire_err(why, whylen, errno, "write(job)");
         close(fd);
@@ -194,6 +196,10 @@ int sbx_wire_get_job(int fd, sbx_job *job, void **map, size_t *maplen, sbx_file 
     }
     job->files = *files;
     job->nfiles = h.nfiles;
+    if (!(job->code_obj = sbx_wire_take_str(&r, &job->code_obj_len)))
+        return sbx_wire_err(why, whylen, 0, "short job");
+    if (!job->code_obj_len)
+        job->code_obj = NULL;
     return 0;
 }
 
@@ -208,6 +214,7 @@ int sbx_wire_put_result(const sbx_result *res, char *why, size_t whylen)
         .wall_ms = res->wall_ms, .cpu_ms = res->cpu_ms, .max_rss_kb = res->max_rss_kb,
         .out_trunc = res->out.truncated, .err_trunc = res->err.truncated,
         .artifacts_truncated = res->artifacts_truncated, .nartifacts = (uint32_t)res->nartifacts,
+        .code_obj_used = res->code_obj_used,
     };
     snprintf(h.message, sizeof h.message, "%s", res->message);
     snprintf(h.profile, sizeof h.profile, "%s", res->profile ? res->profile : "");
@@ -301,6 +308,7 @@ int sbx_wire_get_result(int fd, sbx_result *r, char *why, size_t whylen)
         r->cpu_ms = h.cpu_ms;
         r->max_rss_kb = h.max_rss_kb;
         r->artifacts_truncated = h.artifacts_truncated;
+        r->code_obj_used = h.code_obj_used;
         memcpy(r->message, h.message, sizeof r->message);
         r->profile = sbx_wire_profile(h.profile);
         rc = 0;

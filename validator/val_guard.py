@@ -29,7 +29,9 @@
 # - main.py runs as module __main__ (a fresh module, so dataclasses/typing/pickle find it),
 #   compiled from its bytes under the name "main.py": tracebacks and line numbers are those of
 #   a direct run, the guard's own frame is cut from them, an uncaught exception exits 1 and
-#   SystemExit keeps its code.
+#   SystemExit keeps its code. In zygote mode the sandbox may hand over main.py already compiled
+#   (`_CODEQ_MAIN_CODE`: the worker's validator compiled the tree it checked, under the same
+#   name); it is then run instead of compiling the source again, with every check below the same.
 import builtins as _builtins
 import io as _io
 import os as _os
@@ -331,13 +333,18 @@ def _codeq_run(policy):
     audit, positional_match = _codeq_audit_hook(  # noqa: F821 (val_guard_audit.py)
         policy, job, denied_name, top_allowed, denied_attrs, refused_names)
 
-    with _io.open(_JOB_FILE, "rb") as f:
-        source = f.read()
-    try:
-        main_code = compile(source, _JOB_FILE, "exec", dont_inherit=True)
-    except SyntaxError:
-        _sys.excepthook(*_sys.exc_info()[:2], None)
-        return 1
+    # Set by the zygote before this file runs (never by the job: none of its code ran yet).
+    given_code = globals().pop("_CODEQ_MAIN_CODE", None)
+    if type(given_code) is _types.CodeType and given_code.co_filename == _JOB_FILE:
+        main_code = given_code
+    else:
+        with _io.open(_JOB_FILE, "rb") as f:
+            source = f.read()
+        try:
+            main_code = compile(source, _JOB_FILE, "exec", dont_inherit=True)
+        except SyntaxError:
+            _sys.excepthook(*_sys.exc_info()[:2], None)
+            return 1
     if positional_match(main_code):
         # MATCH_CLASS reads the attributes __match_args__ names without any hook: the static
         # rule match-positional, again here for policies that turn it off.

@@ -67,6 +67,7 @@ typedef struct {
     PyObject *mode;         /* "exec" */
     PyObject *flags;        /* int ast.PyCF_ONLY_AST */
     PyObject *field_cache;  /* dict: AST node type -> its _fields tuple */
+    unsigned char magic[VAL_CODE_MAGIC_LEN]; /* importlib.util.MAGIC_NUMBER: heads a val_code */
 
     PyTypeObject *t_ast, *t_import, *t_importfrom, *t_call, *t_name, *t_attribute,
         *t_functiondef, *t_asyncfunctiondef, *t_classdef, *t_constant, *t_load, *t_starred, *t_matchclass;
@@ -132,9 +133,14 @@ void val_err_python(char *err, size_t errlen, const char *what);
 
 /* val_cache.c */
 int val_cache_key(const char *code, size_t len, unsigned char key[32]);
-/* 1 and a copy of the cached report in out, or 0 (miss). */
-int val_cache_get(const val_policy *p, const unsigned char key[32], val_report *out);
-void val_cache_put(const val_policy *p, const unsigned char key[32], const val_report *r);
+/* 1 and a copy of the cached report in out, or 0 (miss). With `filename` (a val_check_compile
+ * asking for a code object), a clean verdict cached without a code object for that name is a
+ * miss, so the caller parses once more and gets both; obj then gets a copy of the object. */
+int val_cache_get(const val_policy *p, const unsigned char key[32], const char *filename,
+                  val_report *out, val_code *obj);
+/* obj may be NULL or empty (no code object to keep). */
+void val_cache_put(const val_policy *p, const unsigned char key[32], const char *filename,
+                   const val_report *r, const val_code *obj);
 
 /* val_parse.c helpers for the rule files (all borrowed, NULL when absent or not that type). */
 PyObject *val_field(PyObject *dict, PyObject *name);

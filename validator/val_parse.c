@@ -15,6 +15,8 @@
  */
 #include "val_internal.h"
 
+#include <marshal.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,7 +243,38 @@ static int walk(val_ctx *c, PyObject *tree) {
 
 /* ---- val_check ------------------------------------------------------------------------ */
 
-static int check(val_ctx *c, const char *code, size_t len, char *err, size_t errlen) {
+/* The code object of a clean program, from the tree its check walked: compile() of an AST
+ * does no parsing, and with dont_inherit and no flags it gives what compile() of the source
+ * gives (tests/unit/test_validator_code.c compares them). Failing here is not the validator's
+ * failure: a program the compiler refuses (`return` outside a function) gets no object, the
+ * sandbox compiles its source and reports that error itself, in the words a direct run uses. */
+static void compile_tree(PyObject *tree, const char *filename, val_code *obj) {
+    PyObject *name = PyUnicode_DecodeFSDefault(filename);
+    PyObject *flags = PyLong_FromLong(0);
+    PyObject *code = NULL, *bytes = NULL;
+    if (name && flags) {
+        PyObject *args[] = {tree, name, val_py.mode, flags, Py_True};
+        code = PyObject_Vectorcall(val_py.compile, args, 5, NULL);
+    }
+    if (code) bytes = PyMarshal_WriteObjectToString(code, Py_MARSHAL_VERSION);
+    if (bytes) {
+        size_t n = (size_t)PyBytes_GET_SIZE(bytes);
+        obj->data = malloc(VAL_CODE_MAGIC_LEN + n);
+        if (obj->data) {
+            memcpy(obj->data, val_py.magic, VAL_CODE_MAGIC_LEN);
+            memcpy(obj->data + VAL_CODE_MAGIC_LEN, PyBytes_AS_STRING(bytes), n);
+            obj->len = VAL_CODE_MAGIC_LEN + n;
+        }
+    }
+    PyErr_Clear();
+    Py_XDECREF(bytes);
+    Py_XDECREF(code);
+    Py_XDECREF(flags);
+    Py_XDECREF(name);
+}
+
+static int check(val_ctx *c, const char *code, size_t len, const char *filename, val_code *obj,
+                 char *err, size_t errlen) {
     if (len > c->policy->max_bytes) {
         val_add(c, "limit-bytes", 1, 1, 1, 1, "program of %zu bytes is larger than the %zu bytes "
                 "policy %s allows", len, c->policy->max_bytes, c->policy->name);
@@ -266,14 +299,17 @@ static int check(val_ctx *c, const char *code, size_t len, char *err, size_t err
     if (rc == 0) rc = val_rules_call_finish(c);
     if (rc == 0) rc = val_rules_module_finish(c);
     if (rc < 0) val_err_python(err, errlen, "walk");
+    if (rc == 0 && filename && c->count == 0 && !c->failed) compile_tree(tree, filename, obj);
     Py_CLEAR(c->bindings);
     /* Findings point into nothing of the tree (they are copied), so it can go now. */
     Py_DECREF(tree);
     return rc;
 }
 
-int val_check_policy(const val_policy *p, const char *code, size_t len, val_report *out,
-                     char *err, size_t errlen) {
+int val_check_compile(const val_policy *p, const char *code, size_t len, const char *filename,
+                      val_report *out, val_code *obj, char *err, size_t errlen) {
+    if (obj) *obj = (val_code){0};
+    if (!obj) filename = NULL;
     if (out) {
         out->items = NULL;
         out->count = 0;
@@ -298,10 +334,10 @@ int val_check_policy(const val_policy *p, const char *code, size_t len, val_repo
     }
     unsigned char key[32];
     int keyed = val_cache_key(code ? code : "", len, key) == 0;
-    if (keyed && val_cache_get(p, key, out)) return 0;
+    if (keyed && val_cache_get(p, key, filename, out, obj)) return 0;
     val_ctx c = {.policy = p};
     PyGILState_STATE g = PyGILState_Ensure();
-    int rc = check(&c, code ? code : "", len, err, errlen);
+    int rc = check(&c, code ? code : "", len, filename, obj, err, errlen);
     PyGILState_Release(g);
     if (rc == 0 && c.failed) {
         snprintf(err, errlen, "codeq: validator: val_check: out of memory storing findings");
@@ -312,10 +348,23 @@ int val_check_policy(const val_policy *p, const char *code, size_t len, val_repo
         out->items = c.items;
         out->count = c.count;
         c.items = NULL;
-        if (keyed) val_cache_put(p, key, out);
+        if (keyed) val_cache_put(p, key, filename, out, obj);
+    } else if (obj) {
+        val_code_free(obj);
     }
     val_ctx_free(&c);
     return rc;
+}
+
+int val_check_policy(const val_policy *p, const char *code, size_t len, val_report *out,
+                     char *err, size_t errlen) {
+    return val_check_compile(p, code, len, NULL, out, NULL, err, errlen);
+}
+
+void val_code_free(val_code *c) {
+    if (!c) return;
+    free(c->data);
+    *c = (val_code){0};
 }
 
 int val_check(const char *code, size_t len, val_report *out, char *err, size_t errlen) {

@@ -120,6 +120,12 @@ out:
     Py_DECREF(ast);
     if (rc) return rc;
 
+    /* The .pyc magic, as importlib.util.MAGIC_NUMBER spells it (little-endian): it heads every
+     * val_code so that an interpreter of another version refuses the marshalled bytes. */
+    long magic = PyImport_GetMagicNumber();
+    if (magic == -1) return -1;
+    for (int i = 0; i < VAL_CODE_MAGIC_LEN; i++) p->magic[i] = (unsigned char)(magic >> (8 * i));
+
     p->filename = PyUnicode_FromString("<job>");
     p->mode = PyUnicode_FromString("exec");
     p->field_cache = PyDict_New();

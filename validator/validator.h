@@ -64,6 +64,28 @@ int val_check(const char *code, size_t len, val_report *out, char *err, size_t e
 int val_check_policy(const val_policy *p, const char *code, size_t len, val_report *out,
                      char *err, size_t errlen);
 void val_report_free(val_report *r);
+
+/* A program compiled from the very parse its check walked ("parse once"): the job then runs
+ * this code object instead of having its source parsed again in the sandbox. `data` is the
+ * embedded interpreter's 4-byte magic (importlib.util.MAGIC_NUMBER, the .pyc header's) followed
+ * by marshal.dumps(code); marshal's format is version-specific, so a reader refuses bytes whose
+ * magic is not its own. Empty (NULL, 0) when there is none. */
+typedef struct {
+    char *data;
+    size_t len;
+} val_code;
+enum { VAL_CODE_MAGIC_LEN = 4 };
+
+/* val_check_policy, and when the program has no finding and `filename` is not NULL, also
+ * compile(tree, filename, "exec", dont_inherit=True) of the same tree into *obj (the verdict
+ * cache keeps it, so a hit parses nothing either). *obj stays empty when the program has
+ * findings, or when only compiling it fails (e.g. `return` outside a function, which the
+ * parser accepts and the compiler refuses): the sandbox then compiles the source itself and
+ * reports the program's error exactly as before. Return values as val_check_policy. */
+int val_check_compile(const val_policy *p, const char *code, size_t len, const char *filename,
+                      val_report *out, val_code *obj, char *err, size_t errlen);
+void val_code_free(val_code *c);
+
 /* Verdicts of the last programs checked are kept (keyed by SHA-256 of the bytes and the
  * policy) and served without parsing again; on by default. Off also empties it. */
 void val_cache_enable(int on);

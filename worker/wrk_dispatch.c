@@ -25,6 +25,7 @@ struct wrk_task {
     bool dead;
     char why[512];
     sbx_proc *proc;     /* NULL unless the program is running */
+    val_code code_obj;  /* the program compiled from the parse validate() checked; may be empty */
     uint64_t token;     /* names the job in delivery reports (wrk_task_token) */
     bool unpublishable; /* its records could not be produced: answered internal_error */
 };
@@ -52,14 +53,25 @@ static void end_early(wrk_task *t, const char *status, const char *event, const 
     audit_add(t, event, json_pack("{s:s, s:s}", "status", status, "reason", why));
 }
 
-/* Validation ends the job when the program has findings or the validator itself failed. */
+/* The runtime guard runs the program under the same policy the validator applied. */
+static const char *job_prelude(const wrk_task *t, size_t *len)
+{
+    return val_policy_guard(t->c->policy ? t->c->policy : val_policy_default(), len);
+}
+
+/* Validation ends the job when the program has findings or the validator itself failed. A
+ * program that passes keeps the code object compiled from the same parse, for the sandbox to
+ * run instead of parsing the source again (when its isolation runs code objects at all). */
 static bool validate(wrk_task *t)
 {
     char err[256] = "";
     val_report rep = {0};
+    sbx_job probe = {0};
+    probe.prelude = job_prelude(t, &probe.prelude_len);
+    const char *name = sbx_code_obj_filename(&t->c->sandbox, &probe);
     if (val_init(err, sizeof err) < 0 ||
-        val_check_policy(t->c->policy, t->job.code, t->job.code_len, &rep, err,
-                         sizeof err) < 0) {
+        val_check_compile(t->c->policy, t->job.code, t->job.code_len, name, &rep, &t->code_obj,
+                          err, sizeof err) < 0) {
         end_early(t, "internal_error", "finished", err);
         return false;
     }
@@ -92,15 +104,15 @@ static void start_sandbox(wrk_task *t)
         .stdin_data = t->job.stdin_data, .stdin_len = t->job.stdin_len,
         .limits = t->job.limits, .job_id = t->job.id,
         .files = t->job.files, .nfiles = t->job.nfiles,
+        .code_obj = t->code_obj.data, .code_obj_len = t->code_obj.len,
     };
-    /* The runtime guard runs the program under the same policy the validator applied. */
-    sj.prelude = val_policy_guard(t->c->policy ? t->c->policy : val_policy_default(),
-                                  &sj.prelude_len);
+    sj.prelude = job_prelude(t, &sj.prelude_len);
     wrk_now_iso(now);
     json_object_set_new(t->r, "started_at", json_string(now));
     audit_add(t, "started", json_pack("{s:s}", "isolation",
                                       t->c->sandbox.isolation ? t->c->sandbox.isolation : "exec"));
     t->proc = sbx_start(&t->c->sandbox, &sj);
+    val_code_free(&t->code_obj); /* sbx_start handed it on or copied it */
     if (!t->proc) end_early(t, "internal_error", "finished", "codeq: sandbox: out of memory");
 }
 
@@ -205,10 +217,10 @@ static void collect(wrk_task *t)
     t->proc = NULL;
     wrk_result_set_run(t->r, &s, &t->job.limits);
     audit_add(t, "finished",
-              json_pack("{s:s, s:O, s:O, s:O}", "status", sbx_status_name(s.status),
+              json_pack("{s:s, s:O, s:O, s:O, s:b}", "status", sbx_status_name(s.status),
                         "exit_code", json_object_get(t->r, "exit_code"), "signal",
                         json_object_get(t->r, "signal"), "usage",
-                        json_object_get(t->r, "usage")));
+                        json_object_get(t->r, "usage"), "code_obj", s.code_obj_used));
     sbx_result_free(&s);
 }
 
@@ -287,6 +299,7 @@ void wrk_task_free(wrk_task *t)
         sbx_result_free(&s);
     }
     json_decref(t->r);
+    val_code_free(&t->code_obj);
     wrk_outcome_free(&t->out);
     wrk_job_free(&t->job);
     free(t);

@@ -7,7 +7,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import AUDIT, RESULT, SRC, Failures, run, schema_errors  # noqa: E402
+from codeq_test import AUDIT, ISOLATION, RESULT, SRC, Failures, run, schema_errors  # noqa: E402
 
 CASES = SRC / "tests" / "cases"
 F = Failures()
@@ -51,6 +51,19 @@ r, ev = expect("error_exception.py", "error")
 F.check(r["exit_code"] == 1, f"error: exit code {r['exit_code']}")
 F.check("Traceback" in r["stderr"] and "ZeroDivisionError" in r["stderr"], f"error: stderr {r['stderr']!r}")
 F.check(r["stdout"] == "before\n", f"error: stdout {r['stdout']!r}")
+
+# Parse once (issue 12): in zygote mode the job runs the code object the validator compiled
+# from the parse it checked (the finished event says so: the sandbox's word, sent before the
+# job's code runs), in exec mode a compile of its source; the traceback is a direct run's in both.
+p = run(["run", "--json", "--audit", str(CASES / "error_exception.py")], timeout=120)
+both = json.loads(p.stdout)
+fin = [e for e in both["audit"] if e["event"] == "finished"]
+F.check(len(fin) == 1 and fin[0].get("code_obj") is (ISOLATION == "zygote"),
+        f"error: finished event code_obj {fin}, isolation {ISOLATION}")
+F.check(both["result"]["stderr"] == 'Traceback (most recent call last):\n'
+        '  File "main.py", line 5, in <module>\n    divide(1, 0)\n'
+        '  File "main.py", line 2, in divide\n    return a / b\n           ~~^~~\n'
+        'ZeroDivisionError: division by zero\n', f"error: traceback {both['result']['stderr']!r}")
 
 r, ev = expect("timeout_sleep.py", "timeout", "--wall-ms", "1500")
 F.check(1400 <= r["usage"]["wall_ms"] < 5000, f"timeout_sleep: wall_ms {r['usage']['wall_ms']}")

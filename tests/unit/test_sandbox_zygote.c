@@ -5,6 +5,10 @@
  * descriptor beyond stdio in the job, randomness reseeded per job, exit statuses and
  * tracebacks as a direct run gives them, a killed zygote replaced, and a stopped (wedged)
  * zygote turned into internal_error within the job's wall limit plus the grace, not a hang.
+ * Parse once (issue 12): a job that brings the code object the validator compiled runs it (the
+ * result says so, and an object that differs from the source shows which one ran), with and
+ * without the runtime guard; another interpreter's magic, another file name or broken bytes
+ * fall back to the source; tracebacks are the same with and without the object.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +29,7 @@
 #include <openssl/evp.h>
 
 #include "sandbox.h"
+#include "validator.h"
 
 static sbx_config g_cfg;
 
@@ -398,6 +403,142 @@ static void test_concurrent_timeout_and_kill(void **state)
         sbx_result_free(&r[i]);
 }
 
+/* ---- parse once -------------------------------------------------------------------- */
+
+static const char *guard(size_t *len)
+{
+    return val_policy_guard(val_policy_default(), len);
+}
+
+/* The code object of src as the worker makes it: the validator, for this job's file name. */
+static val_code code_for(const char *src, const char *filename)
+{
+    char err[256] = "";
+    val_report r = {0};
+    val_code c = {0};
+    if (val_init(err, sizeof err) < 0 ||
+        val_check_compile(NULL, src, strlen(src), filename, &r, &c, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    assert_int_equal(r.count, 0);
+    val_report_free(&r);
+    assert_non_null(c.data);
+    return c;
+}
+
+static void run_with(const sbx_config *cfg, const char *src, bool guarded, const val_code *c,
+                     sbx_result *r)
+{
+    sbx_job j = {.code = src, .code_len = strlen(src), .job_id = "parse-once"};
+    sbx_limits_default(&j.limits);
+    if (guarded)
+        j.prelude = guard(&j.prelude_len);
+    if (c) {
+        j.code_obj = c->data;
+        j.code_obj_len = c->len;
+    }
+    sbx_run(cfg, &j, r);
+}
+
+static const char *name_for(bool guarded)
+{
+    sbx_job j = {0};
+    if (guarded)
+        j.prelude = guard(&j.prelude_len);
+    return sbx_code_obj_filename(&g_cfg, &j);
+}
+
+/* One job that ends ok with stdout `out`, having run its code object (used) or its source. */
+static void expect_ran(const sbx_config *cfg, const char *src, bool guarded, const val_code *c,
+                       const char *out, bool used)
+{
+    sbx_result r;
+    run_with(cfg, src, guarded, c, &r);
+    expect(&r, SBX_OK, out);
+    assert_int_equal(r.code_obj_used, used);
+    sbx_result_free(&r);
+}
+
+static void test_runs_the_code_object(void **state)
+{
+    (void)state;
+    static const char src[] = "print('from the source')\n";
+    sbx_config exec_cfg = g_cfg;
+    exec_cfg.isolation = "exec";
+    assert_null(sbx_code_obj_filename(&exec_cfg, &(sbx_job){0}));
+    for (int guarded = 0; guarded < 2; guarded++) {
+        assert_string_equal(name_for(guarded), guarded ? "main.py" : "/work/main.py");
+        /* Only the worker could make these differ; here they do, to see which one ran. */
+        val_code c = code_for("print('from the code object')\n", name_for(guarded));
+        expect_ran(&g_cfg, src, guarded, &c, "from the code object\n", true);
+        expect_ran(&g_cfg, src, guarded, NULL, "from the source\n", false);
+        /* Exec mode never runs one: the source, always. */
+        expect_ran(&exec_cfg, src, guarded, &c, "from the source\n", false);
+        val_code_free(&c);
+    }
+}
+
+/* Each way an object can be unfit falls back to compiling the source. */
+static void test_code_object_refused(void **state)
+{
+    (void)state;
+    static const char src[] = "print('from the source')\n";
+    static const char other[] = "print('from the code object')\n";
+    for (int guarded = 0; guarded < 2; guarded++) {
+        val_code c = code_for(other, name_for(guarded));
+        c.data[1] ^= 0x5a; /* another interpreter version's magic */
+        expect_ran(&g_cfg, src, guarded, &c, "from the source\n", false);
+        c.data[1] ^= 0x5a;
+        size_t len = c.len;
+        c.len = VAL_CODE_MAGIC_LEN + 3; /* the right magic, then bytes marshal cannot read */
+        expect_ran(&g_cfg, src, guarded, &c, "from the source\n", false);
+        c.len = len;
+        val_code_free(&c);
+        /* The other mode's file name: a traceback would name another file. */
+        c = code_for(other, name_for(!guarded));
+        expect_ran(&g_cfg, src, guarded, &c, "from the source\n", false);
+        val_code_free(&c);
+    }
+}
+
+/* Tracebacks are built from the code object's file name and positions and the source lines
+ * linecache reads from main.py: the same with and without the object, and as exec mode's. */
+static void test_traceback_same_with_code_object(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "import json\n\n"
+        "class Box:\n    def __init__(self, v):\n        self.v = v\n\n"
+        "    def ratio(self, d):\n        return {'r': self.v / d}['r']\n\n"
+        "def outer(items):\n    try:\n        return [Box(i).ratio(i - 2) for i in items]\n"
+        "    except ZeroDivisionError as e:\n"
+        "        raise ValueError(f'bad items {items!r}') from e\n\n"
+        "print(json.dumps({'start': True}))\nouter([3, 2, 1])\n";
+    sbx_config exec_cfg = g_cfg;
+    exec_cfg.isolation = "exec";
+    for (int guarded = 0; guarded < 2; guarded++) {
+        val_code c = code_for(src, name_for(guarded));
+        sbx_result with, without, direct;
+        run_with(&g_cfg, src, guarded, &c, &with);
+        run_with(&g_cfg, src, guarded, NULL, &without);
+        run_with(&exec_cfg, src, guarded, NULL, &direct);
+        expect(&with, SBX_ERROR, "{\"start\": true}\n");
+        assert_true(with.code_obj_used);
+        assert_false(without.code_obj_used);
+        assert_non_null(strstr(with.err.data, "in ratio\n    return {'r': self.v / d}['r']"));
+        assert_non_null(strstr(with.err.data, "ValueError: bad items [3, 2, 1]"));
+        assert_string_equal(with.err.data, without.err.data);
+        assert_string_equal(with.err.data, direct.err.data);
+        assert_string_equal(with.out.data, direct.out.data);
+        assert_int_equal(with.exit_code, 1);
+        assert_int_equal(without.exit_code, 1);
+        assert_int_equal(direct.exit_code, 1);
+        sbx_result_free(&with);
+        sbx_result_free(&without);
+        sbx_result_free(&direct);
+        val_code_free(&c);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -426,6 +567,9 @@ int main(void)
         cmocka_unit_test(test_wedged_zygote_times_out),
         cmocka_unit_test(test_restart_after_max_jobs),
         cmocka_unit_test(test_concurrent_timeout_and_kill),
+        cmocka_unit_test(test_runs_the_code_object),
+        cmocka_unit_test(test_code_object_refused),
+        cmocka_unit_test(test_traceback_same_with_code_object),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
