@@ -381,7 +381,7 @@ def parse_args(argv):
                                  epilog="phases: " + ", ".join(PHASES))
     ap.add_argument("-b", "--brokers", default=os.environ.get("CODEQ_TEST_BROKERS"),
                     help="broker to use (default $CODEQ_TEST_BROKERS; if neither, the bench starts "
-                         "its own with scripts/kafka.sh on 127.0.0.1:19092 and stops it at the end)")
+                         "its own with scripts/kafka.sh on free ports and stops it at the end)")
     ap.add_argument("--quick", action="store_true", help=f"small N for a smoke run: {QUICK_N}")
     ap.add_argument("--only", default=",".join(PHASES), help="comma-separated phases to run")
     ap.add_argument("--workers", default=",".join(KINDS), help="codeq,seed (default both)")
@@ -419,8 +419,9 @@ def main(argv):
     own = None
     if not cfg.brokers:
         own = kio.OwnBroker()
-        print("e2e: starting a broker of its own (scripts/kafka.sh, 127.0.0.1:19092)", flush=True)
+        print(f"e2e: starting a broker of its own (scripts/kafka.sh, {own.work})", flush=True)
         cfg.brokers = own.start()
+        print(f"e2e: broker ready at {cfg.brokers}", flush=True)
     try:
         cfg.broker = Broker(cfg.brokers)
         doc = {"bench": "e2e", "started_at": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",

@@ -8,6 +8,8 @@ rebalance stands between a result and the clock. It fetches with a 10 ms wait so
 polling adds almost nothing to a measured latency."""
 import json
 import os
+import shutil
+import socket
 import subprocess
 import time
 import uuid
@@ -16,16 +18,23 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OWN_BROKER_ENV = {"KAFKA_WORK": "/tmp/codeq-bench-e2e-kafka", "KAFKA_PORT": "19092",
-                  "KAFKA_CONTROLLER_PORT": "19093"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class OwnBroker:
-    """A broker of the bench's own: another work directory and other ports than the test
-    broker's (scripts/kafka.sh start stops whatever broker uses its work directory)."""
+    """A broker of the bench's own: a work directory of its own and two free ports, so that no
+    other broker on the machine is touched (scripts/kafka.sh start stops whatever broker uses
+    its work directory)."""
 
     def __init__(self):
-        self.env = {**os.environ, **OWN_BROKER_ENV}
+        self.work = f"/tmp/codeq-bench-e2e-kafka-{os.getpid()}"
+        self.env = {**os.environ, "KAFKA_WORK": self.work, "KAFKA_PORT": str(free_port()),
+                    "KAFKA_CONTROLLER_PORT": str(free_port())}
         self.script = os.path.join(REPO, "scripts", "kafka.sh")
 
     def start(self):
@@ -36,7 +45,13 @@ class OwnBroker:
         return p.stdout.strip().splitlines()[-1]
 
     def stop(self):
-        subprocess.run(["bash", self.script, "stop"], env=self.env, capture_output=True, timeout=120)
+        p = subprocess.run(["bash", self.script, "stop"], env=self.env, capture_output=True,
+                           text=True, timeout=120)
+        if p.returncode == 0:
+            shutil.rmtree(self.work, ignore_errors=True)
+        else:
+            print(f"e2e: scripts/kafka.sh stop failed (left {self.work}): {p.stderr[-800:]}",
+                  flush=True)
 
 
 class Topics:
