@@ -308,7 +308,7 @@ def versions(cfg):
         return p.stdout.strip()
     with open(cfg.codeq, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
-    return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain")),
+    return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
             "codeq_binary": cfg.codeq, "codeq_sha256": sha,
             "codeq_mtime": datetime.datetime.utcfromtimestamp(os.path.getmtime(cfg.codeq)).isoformat() + "Z",
             "python": sys.version.split()[0], "confluent_kafka": confluent_kafka.version()[0],
