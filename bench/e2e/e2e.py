@@ -23,6 +23,7 @@ import json
 import math
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -308,20 +309,24 @@ def versions(cfg):
         return p.stdout.strip()
     with open(cfg.codeq, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
-    return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "codeq_binary": cfg.codeq, "codeq_sha256": sha,
-            "codeq_mtime": datetime.datetime.utcfromtimestamp(os.path.getmtime(cfg.codeq)).isoformat() + "Z",
+    mtime = datetime.datetime.utcfromtimestamp(os.path.getmtime(cfg.codeq)).isoformat() + "Z"
+    return {"git_commit": git("rev-parse", "HEAD"),
+            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+            "codeq_binary": cfg.codeq, "codeq_sha256": sha, "codeq_mtime": mtime,
             "python": sys.version.split()[0], "confluent_kafka": confluent_kafka.version()[0],
             "librdkafka": confluent_kafka.libversion()[0], "kafka_broker": cfg.broker.version()}
 
 
-def get(runs, phase, kind, *path):
-    v = runs.get(phase, {}).get(kind)
-    for p in path:
-        if not isinstance(v, dict) or v.get(p) is None:
-            return None
-        v = v[p]
-    return v
+def values(runs, phase, kind, *path):
+    """{repeat: value} of one measure, for the repeats that have it."""
+    out = {}
+    for r in runs.get(phase, {}).get(kind, []):
+        v = r
+        for p in path:
+            v = v.get(p) if isinstance(v, dict) else None
+        if isinstance(v, (int, float)):
+            out[r["repeat"]] = v
+    return out
 
 
 def summary(runs, n):
@@ -329,11 +334,15 @@ def summary(runs, n):
     rows = []
 
     def row(name, better, *path, phase, scale=1.0):
-        c, s = get(runs, phase, "codeq", *path), get(runs, phase, "seed", *path)
-        c = None if c is None else c * scale
-        s = None if s is None else s * scale
-        rows.append({"measure": name, "codeq": c, "seed": s, "better": better,
-                     "ratio": round(c / s, 3) if c is not None and s else None})
+        """Medians over the repeats; the ratio of the medians, and the range of the ratios of
+        each repeat's pair (run minutes apart at most, under the same neighbours)."""
+        c, s = values(runs, phase, "codeq", *path), values(runs, phase, "seed", *path)
+        cm = statistics.median(c.values()) * scale if c else None
+        sm = statistics.median(s.values()) * scale if s else None
+        pairs = [c[k] / s[k] for k in c if s.get(k)]
+        rows.append({"measure": name, "codeq": cm, "seed": sm, "better": better,
+                     "ratio": round(cm / sm, 3) if cm is not None and sm else None,
+                     "ratio_range": [round(min(pairs), 3), round(max(pairs), 3)] if pairs else None})
     for ph, label in (("trivial", "trivial"), ("numpy", "numpy (codeq: --policy data)"),
                       ("cpu100", "100 ms CPU")):
         row(f"throughput, {n[ph]} queued {label}, worker start -> last result (jobs/s)", "higher",
@@ -368,9 +377,17 @@ def summary(runs, n):
 def table(rows):
     def f(v):
         return "-" if v is None else (f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}")
-    lines = ["| measure | codeq | seeds' way | codeq / seeds' |", "|---|---:|---:|---:|"]
+    lines = ["| measure | codeq | seeds' way | codeq / seeds' (range over repeats) |",
+             "|---|---:|---:|---:|"]
     for r in rows:
-        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}× ({r['better']} is better)"
+        if r["codeq"] is None and r["seed"] is None:
+            continue   # a phase not run
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}×"
+        lo, hi = (f"{x:.2f}" for x in r["ratio_range"] or (0, 0))
+        if lo != hi:
+            ratio += f" ({lo}–{hi})"
+        if r["ratio"] is not None:
+            ratio += f", {r['better']} is better"
         lines.append(f"| {r['measure']} | {f(r['codeq'])} | {f(r['seed'])} | {ratio} |")
     return "\n".join(lines)
 
@@ -387,6 +404,9 @@ def parse_args(argv):
     ap.add_argument("--workers", default=",".join(KINDS), help="codeq,seed (default both)")
     ap.add_argument("-n", "--jobs", action="append", default=[], metavar="PHASE=N",
                     help=f"jobs per phase (default {DEFAULT_N})")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="runs of every phase and worker, order alternating; the table shows "
+                         "medians (default 3, --quick 1)")
     ap.add_argument("--slots", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--phase-timeout", type=float, default=None,
@@ -406,6 +426,9 @@ def parse_args(argv):
         if k not in a.n or not v.isdigit() or int(v) < 2:
             ap.error(f"-n {s}: want PHASE=N with N >= 2")
         a.n[k] = int(v)
+    a.repeat = a.repeat or (1 if a.quick else 3)
+    if not 1 <= a.repeat <= 20:
+        ap.error("--repeat: 1 to 20")
     a.phase_timeout = a.phase_timeout or (90.0 if a.quick else 300.0)
     a.logdir = a.logdir or f"/tmp/codeq-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
     if not os.access(a.codeq, os.X_OK):
@@ -428,34 +451,39 @@ def main(argv):
                "command": " ".join(["bench/e2e/run.sh", *argv]), "brokers": cfg.brokers,
                "own_broker": own is not None, "machine": procs.machine(), "versions": versions(cfg),
                "config": {"slots": cfg.slots, "partitions": cfg.partitions, "jobs": cfg.n,
-                          "phases": cfg.phases, "workers": cfg.kinds, "phase_timeout_s": cfg.phase_timeout,
-                          "quick": cfg.quick},
+                          "phases": cfg.phases, "workers": cfg.kinds, "repeat": cfg.repeat,
+                          "phase_timeout_s": cfg.phase_timeout, "quick": cfg.quick},
                "load_before": procs.loadavg(), "runs": {}}
         print(f"e2e: broker {cfg.brokers}, phases {cfg.phases}, jobs {cfg.n}, slots {cfg.slots}, "
               f"logs in {cfg.logdir}, load {doc['load_before']}", flush=True)
         t0 = time.monotonic()
-        for ph in cfg.phases:
-            for kind in cfg.kinds:
-                print(f"e2e: {ph}/{kind}: {cfg.n[ph]} jobs ...", flush=True)
-                out = run_latency(cfg, kind, cfg.n[ph]) if ph == "latency" else \
-                    run_queued(cfg, ph, kind, cfg.n[ph])
-                doc["runs"].setdefault(ph, {})[kind] = out
-                brief = {k: out.get(k) for k in ("jobs_per_s_start_to_last", "jobs_per_s_first_to_last",
-                                                 "cpu_ms_per_job_first_to_last", "latency_ms",
-                                                 "error") if out.get(k) is not None}
-                print(f"e2e: {ph}/{kind}: {brief}", flush=True)
+        for rep in range(cfg.repeat):
+            # Neighbours' load changes by the second: alternate which worker goes first.
+            kinds = cfg.kinds if rep % 2 == 0 else cfg.kinds[::-1]
+            for ph in cfg.phases:
+                for kind in kinds:
+                    print(f"e2e: [{rep + 1}/{cfg.repeat}] {ph}/{kind}: {cfg.n[ph]} jobs ...", flush=True)
+                    out = run_latency(cfg, kind, cfg.n[ph]) if ph == "latency" else \
+                        run_queued(cfg, ph, kind, cfg.n[ph])
+                    out["repeat"] = rep + 1
+                    doc["runs"].setdefault(ph, {}).setdefault(kind, []).append(out)
+                    brief = {k: out.get(k) for k in ("jobs_per_s_start_to_last", "jobs_per_s_first_to_last",
+                                                     "cpu_ms_per_job_first_to_last", "latency_ms",
+                                                     "error") if out.get(k) is not None}
+                    print(f"e2e: [{rep + 1}/{cfg.repeat}] {ph}/{kind}: {brief}", flush=True)
         doc["elapsed_s"] = round(time.monotonic() - t0, 1)
         doc["load_after"] = procs.loadavg()
     finally:
         if own:
             own.stop()
     doc["summary"] = summary(doc["runs"], cfg.n)
-    failures = [f"{ph}/{k}: {r['error']}" for ph, d in doc["runs"].items() for k, r in d.items()
-                if r.get("error")]
-    failures += [f"{ph}/{k}: {len(r['wrong'])} wrong results, e.g. {r['wrong'][0]}"
-                 for ph, d in doc["runs"].items() for k, r in d.items() if r.get("wrong")]
-    failures += [f"{ph}/{k}: {r['duplicates']} duplicate results" for ph, d in doc["runs"].items()
-                 for k, r in d.items() if r.get("duplicates") and k == "codeq"]
+    every = [(f"{ph}/{k}#{r['repeat']}", k, r) for ph, d in doc["runs"].items()
+             for k, rs in d.items() for r in rs]
+    failures = [f"{name}: {r['error']}" for name, _, r in every if r.get("error")]
+    failures += [f"{name}: {len(r['wrong'])} wrong results, e.g. {r['wrong'][0]}"
+                 for name, _, r in every if r.get("wrong")]
+    failures += [f"{name}: {r['duplicates']} duplicate results" for name, k, r in every
+                 if r.get("duplicates") and k == "codeq"]
     doc["failures"] = failures
     os.makedirs(os.path.dirname(os.path.abspath(cfg.output)), exist_ok=True)
     with open(cfg.output, "w") as f:
@@ -463,6 +491,7 @@ def main(argv):
     m = doc["machine"]
     print(f"\n{m['cpu_model']}, {m['cpus_online']} CPUs; load {doc['load_before']} before, "
           f"{doc['load_after']} after; {doc['versions']['git_commit'][:10]}; {doc['elapsed_s']} s\n")
+    print(f"medians of {cfg.repeat} run(s) of each phase and worker\n")
     print(table(doc["summary"]))
     print(f"\nJSON: {cfg.output}; worker logs: {cfg.logdir}")
     for f_ in failures:
