@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -136,9 +137,11 @@ class Broker:
         return procs.pid_cpu(self.pid) if self.pid else None
 
     def version(self):
+        """From the classpath scripts/kafka.sh gives it: .../codeq-kafka/4.1.2/lib/*."""
         for a in procs.cmdline(self.pid) if self.pid else []:
-            if "codeq-kafka/" in a:
-                return a.split("codeq-kafka/")[1].split("/")[0]
+            m = re.search(r"codeq-kafka/(\d+\.\d+\.\d+)(-tools)?/lib/", a)
+            if m:
+                return m.group(1)
         return None
 
 
