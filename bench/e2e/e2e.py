@@ -415,7 +415,9 @@ def parse_args(argv):
     ap.add_argument("--phase-timeout", type=float, default=None,
                     help="seconds per worker run of a phase (default 300, --quick 90)")
     ap.add_argument("--codeq", default=os.path.join(kio.REPO, "build", "codeq"))
-    ap.add_argument("-o", "--output", default=os.path.join(kio.REPO, "bench", "results", "e2e.json"))
+    ap.add_argument("-o", "--output", default=None,
+                    help="JSON output (default bench/results/e2e.json; --quick: e2e.json in the "
+                         "log directory, so a smoke run never replaces the recorded one)")
     ap.add_argument("--logdir", default=None, help="worker logs (default /tmp/codeq-e2e-<time>)")
     a = ap.parse_args(argv)
     a.phases = [p for p in a.only.split(",") if p]
@@ -434,6 +436,8 @@ def parse_args(argv):
         ap.error("--repeat: 1 to 20")
     a.phase_timeout = a.phase_timeout or (90.0 if a.quick else 300.0)
     a.logdir = a.logdir or f"/tmp/codeq-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
+    a.output = a.output or (os.path.join(a.logdir, "e2e.json") if a.quick else
+                            os.path.join(kio.REPO, "bench", "results", "e2e.json"))
     if not os.access(a.codeq, os.X_OK):
         ap.error(f"{a.codeq} is not an executable: build codeq first (scripts/build.sh)")
     return a
