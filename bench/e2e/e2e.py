@@ -160,7 +160,7 @@ class Run:
 
     def __init__(self, cfg, phase, kind, n):
         self.cfg, self.phase, self.kind, self.n = cfg, phase, kind, n
-        self.prefix = f"e2e-{phase}-{kind}"
+        self.prefix = f"bench-e2e-{phase}-{kind}"   # apart from kafka_e2e's e2e-*
         self.topics = kio.Topics(cfg.brokers, cfg.codeq, self.prefix, cfg.partitions)
         self.out = {"phase": phase, "kind": kind, "jobs": n, "group": self.topics.group}
         self.reader = self.worker = None
@@ -418,7 +418,7 @@ def parse_args(argv):
     ap.add_argument("-o", "--output", default=None,
                     help="JSON output (default bench/results/e2e.json; --quick: e2e.json in the "
                          "log directory, so a smoke run never replaces the recorded one)")
-    ap.add_argument("--logdir", default=None, help="worker logs (default /tmp/codeq-e2e-<time>)")
+    ap.add_argument("--logdir", default=None, help="worker logs (default /tmp/codeq-bench-e2e-<time>)")
     a = ap.parse_args(argv)
     a.phases = [p for p in a.only.split(",") if p]
     a.kinds = [k for k in a.workers.split(",") if k]
@@ -435,7 +435,7 @@ def parse_args(argv):
     if not 1 <= a.repeat <= 20:
         ap.error("--repeat: 1 to 20")
     a.phase_timeout = a.phase_timeout or (90.0 if a.quick else 300.0)
-    a.logdir = a.logdir or f"/tmp/codeq-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
+    a.logdir = a.logdir or f"/tmp/codeq-bench-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
     a.output = a.output or (os.path.join(a.logdir, "e2e.json") if a.quick else
                             os.path.join(kio.REPO, "bench", "results", "e2e.json"))
     if not os.access(a.codeq, os.X_OK):
@@ -454,7 +454,8 @@ def main(argv):
         print(f"e2e: broker ready at {cfg.brokers}", flush=True)
     try:
         cfg.broker = Broker(cfg.brokers)
-        doc = {"bench": "e2e", "started_at": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
+        started = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
+        doc = {"bench": "e2e", "started_at": started,
                "command": " ".join(["bench/e2e/run.sh", *argv]), "brokers": cfg.brokers,
                "own_broker": own is not None, "machine": procs.machine(), "versions": versions(cfg),
                "config": {"slots": cfg.slots, "partitions": cfg.partitions, "jobs": cfg.n,
@@ -474,9 +475,9 @@ def main(argv):
                         run_queued(cfg, ph, kind, cfg.n[ph])
                     out["repeat"] = rep + 1
                     doc["runs"].setdefault(ph, {}).setdefault(kind, []).append(out)
-                    brief = {k: out.get(k) for k in ("jobs_per_s_start_to_last", "jobs_per_s_first_to_last",
-                                                     "cpu_ms_per_job_first_to_last", "latency_ms",
-                                                     "error") if out.get(k) is not None}
+                    keys = ("jobs_per_s_start_to_last", "jobs_per_s_first_to_last",
+                            "cpu_ms_per_job_first_to_last", "latency_ms", "error")
+                    brief = {k: out[k] for k in keys if out.get(k) is not None}
                     print(f"e2e: [{rep + 1}/{cfg.repeat}] {ph}/{kind}: {brief}", flush=True)
         doc["elapsed_s"] = round(time.monotonic() - t0, 1)
         doc["load_after"] = procs.loadavg()

@@ -75,7 +75,8 @@ class Topics:
     def delete(self):
         """Best effort, bounded: the shared broker should not collect every run's topics."""
         try:
-            admin = AdminClient({"bootstrap.servers": self.brokers, "log_level": 4})   # alive until answered
+            # kept in a variable: destroyed before the broker answers, it blocks ~30 s
+            admin = AdminClient({"bootstrap.servers": self.brokers, "log_level": 4})
             futs = admin.delete_topics(list(self.names.values()), operation_timeout=30)
             for f in futs.values():
                 f.result(timeout=40)
@@ -104,7 +105,8 @@ class Reader:
     """Committed results as they arrive: arrivals[id] = (monotonic, wall clock, result)."""
 
     def __init__(self, brokers, topic, partitions):
-        self.c = Consumer({"bootstrap.servers": brokers, "group.id": f"e2e-reader-{uuid.uuid4().hex[:8]}",
+        group = f"bench-e2e-reader-{uuid.uuid4().hex[:8]}"
+        self.c = Consumer({"bootstrap.servers": brokers, "group.id": group,
                            "isolation.level": "read_committed", "enable.auto.commit": False,
                            "fetch.wait.max.ms": 10, "auto.offset.reset": "earliest"})
         self.c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
