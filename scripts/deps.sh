@@ -7,6 +7,7 @@ pkgs=(
   librdkafka-dev libjansson-dev libseccomp-dev libcgroup-dev libcmocka-dev
   libpython3-dev python3 python3-jsonschema libssl-dev
   python3-numpy                 # the abuse suite's numpy regression guard runs for real
+  python3-confluent-kafka       # bench/e2e's seeds'-way baseline worker and its driver
   kcat openjdk-17-jdk-headless maven iproute2 procps
   clang libclang-rt-14-dev      # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang 14 and
                                 # its runtimes (libclang_rt.fuzzer, asan, ubsan)
