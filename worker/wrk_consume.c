@@ -22,6 +22,7 @@
 #include "wrk_worker.h"
 
 #define INTAKE_MAX 64
+#define POLL_EVERY_MS 500
 
 static volatile sig_atomic_t stop_requested;
 
@@ -73,7 +74,7 @@ static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
     const char *const kv[][2] = {
         {"transactional.id", txid},
         {"transaction.timeout.ms", "10000"},
-        {"linger.ms", "5"},
+        {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
     };
     if (set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
         rd_kafka_conf_destroy(conf);
@@ -220,12 +221,20 @@ static size_t pending(const wrk_worker *w)
     return wrk_slots_count(w, WRK_E_PENDING, NULL);
 }
 
-/* Takes in up to INTAKE_MAX records, never more than the prefetch bound allows. */
+/* Takes in up to INTAKE_MAX records while fewer than 4 x slots wait for a slot. Above that
+ * the records stay in librdkafka's bounded queue (queued.max.messages.kbytes) instead of
+ * pausing the partitions: a resumed partition fetches again only on the broker thread's next
+ * wake-up, up to a second later, which held a worker of short jobs to ~12 jobs/s. The consumer
+ * is still polled every POLL_EVERY_MS, so rebalances are served and the group keeps us. */
 static void intake(wrk_worker *w, int first_wait_ms)
 {
     size_t hi = (size_t)w->c->slots * 4;
-    for (int i = 0; i < INTAKE_MAX && pending(w) < hi; i++) {
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, i == 0 ? first_wait_ms : 0);
+    uint64_t now = wrk_now_ms();
+    bool full = pending(w) >= hi;
+    if (full && now - w->last_poll < POLL_EVERY_MS) return;
+    w->last_poll = now;
+    for (int i = 0; i < INTAKE_MAX && (i == 0 || pending(w) < hi); i++) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, i == 0 && !full ? first_wait_ms : 0);
         if (!m) return;
         take(w, m);
     }
@@ -246,11 +255,12 @@ static void set_paused(wrk_worker *w, wrk_part *p, bool pause)
         p->paused = pause;
 }
 
-/* Pause everything above the high mark, resume (only what we paused) below the low mark;
- * a partition near its entry bound stays paused on its own. */
+/* Pause everything when the records taken in by the periodic polls reach twice the prefetch
+ * bound (long jobs), resume (only what we paused) below the bound; a partition near its
+ * entry bound stays paused on its own. */
 static void backpressure(wrk_worker *w, bool stopping)
 {
-    size_t n = pending(w), hi = (size_t)w->c->slots * 4, lo = (size_t)w->c->slots * 2;
+    size_t n = pending(w), hi = (size_t)w->c->slots * 8, lo = (size_t)w->c->slots * 4;
     for (size_t i = 0; i < w->nparts; i++) {
         wrk_part *p = w->parts[i];
         bool full = p->n >= WRK_PART_MAX_ENTRIES - 20;

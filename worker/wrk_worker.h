@@ -24,6 +24,7 @@ typedef struct {
     int running;            /* RUNNING entries (sandboxes alive or just finished) */
     size_t rr;              /* where claiming starts next, so no partition starves the rest */
     uint64_t last_commit;   /* monotonic ms */
+    uint64_t last_poll;     /* of the consumer, monotonic ms */
     uint64_t retry_at;      /* no commit before this after an abort */
     bool fatal;
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
