@@ -7,9 +7,14 @@
  *
  * librdkafka's rules for transactional calls: a call that timed out or failed retriably is
  * called again (not replaced by another), after a back-off; an error that requires an abort
- * aborts (the finished work stays in memory and goes out later, nothing was visible); only a
- * fatal error (fenced, producer fatal) ends the worker so that its orchestrator restarts it. */
+ * aborts (the finished work stays in memory and goes out later, nothing was visible). A
+ * fatal producer error ends the worker only when another instance fenced it (it is a zombie);
+ * any other (librdkafka 2.0.2 turns an abort after a long broker outage into a fatal
+ * INVALID_TXN_STATE once the coordinator has timed the transaction out) costs a new producer:
+ * init_transactions with the same transactional.id bumps the epoch, nothing was visible, and
+ * the batch goes again. At most REBUILDS_MAX of those in REBUILD_WINDOW_MS, then exit. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +24,9 @@
 #include "wrk_worker.h"
 
 #define CALL_TIMEOUT_MS 5000   /* one blocking transactional call */
-#define RETRY_FOR_MS 60000     /* a call retried this long gives up: abort (or, for abort, fatal) */
+#define INIT_TIMEOUT_MS 30000
+#define REBUILDS_MAX 5
+#define REBUILD_WINDOW_MS 600000
 #define ABORT_BACKOFF_MS 200   /* no new transaction this soon after an abort */
 
 typedef struct {
@@ -33,8 +40,11 @@ struct wrk_committer {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    rd_kafka_t *p;
+    rd_kafka_t *p;          /* the transactional producer: the committer thread's alone */
     const wrk_config *c;
+    bool broken;            /* p had a fatal error that a new producer cures */
+    int rebuilds;
+    uint64_t rebuild_window;
     bool started;
     cstate state;           /* under mu */
     bool busy;              /* main thread's own view: a batch was sent and not collected */
@@ -48,6 +58,7 @@ struct wrk_committer {
     /* set by the committer thread (under mu); read by the main thread */
     bool fatal;
     char why[512];
+    _Atomic uint64_t give_up_at; /* monotonic ms; 0: retry as long as it takes (set on stop) */
 };
 
 static uint64_t ms_since(uint64_t t0)
@@ -71,39 +82,67 @@ static void set_fatal(wrk_committer *cm, const char *what, const char *msg)
     pthread_mutex_unlock(&cm->mu);
 }
 
-/* Producer error callback (opaque: the committer): a fatal error ends the worker. */
-void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+/* Whether a fatal producer error means another instance owns our transactional.id. */
+static bool fenced(rd_kafka_resp_err_t e)
 {
-    if (err != RD_KAFKA_RESP_ERR__FATAL) {
-        wrk_log("worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
-        return;
-    }
-    char fatal[400];
-    rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, fatal, sizeof fatal);
-    char what[128];
-    snprintf(what, sizeof what, "kafka fatal error %s", rd_kafka_err2name(orig));
-    set_fatal(opaque, what, fatal);
+    return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+           e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH ||
+           e == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 }
 
-/* One transactional call, repeated while it fails retriably (a timeout included): 0 done,
- * 1 the transaction must be aborted, -1 fatal. */
+/* A fatal producer error: the end when fenced; otherwise the producer is rebuilt. */
+static void producer_fatal(wrk_committer *cm)
+{
+    char msg[400];
+    rd_kafka_resp_err_t e = rd_kafka_fatal_error(cm->p, msg, sizeof msg);
+    if (fenced(e)) {
+        char what[128];
+        snprintf(what, sizeof what, "kafka fatal error %s", rd_kafka_err2name(e));
+        set_fatal(cm, what, msg);
+    } else {
+        cm->broken = true;
+    }
+}
+
+/* Producer error callback (opaque: the committer); fatal errors are read where they matter. */
+void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+    (void)rk;
+    (void)opaque;
+    wrk_log("worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
+}
+
+/* One transactional call, repeated while it fails retriably (a timeout included) for as long
+ * as the broker stays away, unless the worker is stopping: 0 done, 1 the transaction must be
+ * aborted, -1 fatal. */
 static int txn_call(wrk_committer *cm, const char *what,
                     rd_kafka_error_t *(*call)(wrk_committer *))
 {
     uint64_t t0 = wrk_now_ms();
     for (int i = 0;; i++) {
         rd_kafka_error_t *e = call(cm);
-        if (!e) return 0;
+        if (!e) {
+            if (i > 0)
+                wrk_log("worker: transaction: %s succeeded after %d tries, %lu ms", what, i + 1,
+                        (unsigned long)ms_since(t0));
+            return 0;
+        }
+        uint64_t give_up = cm->give_up_at;
         bool fatal = rd_kafka_error_is_fatal(e), abort = rd_kafka_error_txn_requires_abort(e),
-             retry = rd_kafka_error_is_retriable(e) && ms_since(t0) < RETRY_FOR_MS;
-        if (i < 3 || !retry)
+             retry = rd_kafka_error_is_retriable(e) && (!give_up || wrk_now_ms() < give_up);
+        if (i < 3 || i % 30 == 0 || !retry)
             wrk_log("worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
                     fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
-        if (fatal || (!abort && !retry)) {
+        if (fatal) {
+            rd_kafka_error_destroy(e);
+            producer_fatal(cm);
+            return -1;
+        }
+        if (!abort && !retry) {
             char msg[300];
             snprintf(msg, sizeof msg, "transaction %s: %s", what, rd_kafka_error_string(e));
             rd_kafka_error_destroy(e);
-            set_fatal(cm, msg, fatal ? "fatal" : "cannot go on");
+            set_fatal(cm, msg, give_up ? "gave up: the worker is stopping" : "cannot go on");
             return -1;
         }
         rd_kafka_error_destroy(e);
@@ -178,8 +217,10 @@ static bool run_batch(wrk_committer *cm)
 {
     rd_kafka_error_t *e = rd_kafka_begin_transaction(cm->p);
     if (e) {
-        set_fatal(cm, "begin transaction", rd_kafka_error_string(e));
+        bool fatal = rd_kafka_error_is_fatal(e);
+        if (!fatal) set_fatal(cm, "begin transaction", rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
+        if (fatal) producer_fatal(cm);
         return false;
     }
     int rc = 0;
@@ -188,9 +229,85 @@ static bool run_batch(wrk_committer *cm)
     if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
     if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
     if (rc == 0) return true;
-    if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0)
+    if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0 && !cm->broken)
         set_fatal(cm, "transaction", "could not be aborted");
     return false;
+}
+
+static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
+{
+    char kerr[256], txid[512];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(&cm->c->kafka, err, errlen);
+    if (!conf) return NULL;
+    /* Stable per instance: a restarted instance fences its predecessor and aborts what it
+     * left open, instead of blocking its partitions until the transaction times out. */
+    snprintf(txid, sizeof txid, "codeq-%s-%s", cm->c->group, cm->c->instance_id);
+    const char *const kv[][2] = {
+        {"transactional.id", txid},
+        {"transaction.timeout.ms", "10000"},
+        {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
+    };
+    if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    rd_kafka_conf_set_error_cb(conf, wrk_commit_error);
+    rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
+    rd_kafka_conf_set_opaque(conf, cm);
+    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+    if (!p) snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
+    return p;
+}
+
+/* init_transactions, repeated while it fails retriably and `tries` allow (0: until the worker
+ * stops); 0 or -1 with err. */
+static int init_txn(wrk_committer *cm, int tries, char *err, size_t errlen)
+{
+    for (int i = 0;; i++) {
+        rd_kafka_error_t *e = rd_kafka_init_transactions(cm->p, INIT_TIMEOUT_MS);
+        if (!e) return 0;
+        uint64_t give_up = cm->give_up_at;
+        bool retry = rd_kafka_error_is_retriable(e) && (tries ? i < tries : true) &&
+                     (!give_up || wrk_now_ms() < give_up);
+        snprintf(err, errlen, "codeq: worker: init transactions (codeq-%.100s-%.100s): %s",
+                 cm->c->group, cm->c->instance_id, rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        if (!retry) return -1;
+        wrk_log("worker: %s (retrying)", err);
+        sleep_ms(1000);
+    }
+}
+
+int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen)
+{
+    cm->c = c;
+    if (!(cm->p = new_producer(cm, err, errlen))) return -1;
+    return init_txn(cm, 10, err, errlen);
+}
+
+/* A new producer in place of one with a fatal error that is not ours to die of. */
+static void rebuild(wrk_committer *cm)
+{
+    char err[512], why[400];
+    uint64_t now = wrk_now_ms();
+    rd_kafka_resp_err_t e = rd_kafka_fatal_error(cm->p, why, sizeof why);
+    if (now - cm->rebuild_window > REBUILD_WINDOW_MS) cm->rebuild_window = now, cm->rebuilds = 0;
+    if (++cm->rebuilds > REBUILDS_MAX) {
+        set_fatal(cm, "producer", "fatal errors keep coming back; the last one ends the worker");
+        return;
+    }
+    wrk_log("worker: producer fatal error %s (%s): starting a new producer (%d of %d in 10 min); "
+            "nothing of its transaction was visible, the batch goes again",
+            rd_kafka_err2name(e), why, cm->rebuilds, REBUILDS_MAX);
+    rd_kafka_purge(cm->p, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_destroy(cm->p);
+    cm->p = NULL;
+    if (!(cm->p = new_producer(cm, err, sizeof err)) || init_txn(cm, 0, err, sizeof err) < 0) {
+        set_fatal(cm, "producer", err);
+        return;
+    }
+    cm->broken = false;
+    wrk_log("worker: new producer ready");
 }
 
 static void *committer_main(void *arg)
@@ -214,6 +331,7 @@ static void *committer_main(void *arg)
         bool fatal = cm->fatal;
         pthread_mutex_unlock(&cm->mu);
         bool ok = !fatal && run_batch(cm);
+        if (cm->broken && !fatal) rebuild(cm);
         pthread_mutex_lock(&cm->mu);
         cm->committed = ok;
         cm->state = C_ENDED;
@@ -234,8 +352,7 @@ wrk_committer *wrk_committer_new(void)
 
 int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen)
 {
-    cm->p = w->p;
-    cm->c = w->c;
+    (void)w;
     int e = pthread_create(&cm->thread, NULL, committer_main, cm);
     if (e) {
         snprintf(err, errlen, "codeq: worker: committer thread: %s", strerror(e));
@@ -255,6 +372,7 @@ void wrk_committer_free(wrk_committer *cm)
         pthread_mutex_unlock(&cm->mu);
         pthread_join(cm->thread, NULL);
     }
+    if (cm->p) rd_kafka_destroy(cm->p);
     free(cm->items);
     pthread_mutex_destroy(&cm->mu);
     pthread_cond_destroy(&cm->cv);
@@ -350,6 +468,9 @@ static void apply(wrk_worker *w)
         if (cm->committed) w->jobs_done += wrk_part_count(w->parts[i], WRK_E_COMMITTING);
         wrk_part_batch_end(w->parts[i], cm->committed, wrk_entry_release);
     }
+    for (size_t i = 0; i < w->nlimbo; i++) /* lost meanwhile: now nothing holds them */
+        wrk_part_drop(w->limbo[i]);
+    w->nlimbo = 0;
     if (cm->committed) {
         w->commits++;
     } else {
@@ -391,4 +512,9 @@ void wrk_commit_flush(wrk_worker *w)
 bool wrk_commit_busy(const wrk_worker *w)
 {
     return w->cm->busy;
+}
+
+void wrk_commit_give_up_at(wrk_worker *w, uint64_t when)
+{
+    w->cm->give_up_at = when;
 }

@@ -23,6 +23,8 @@
 
 #define INTAKE_MAX 64
 #define POLL_EVERY_MS 500
+#define STALL_MS 30000
+#define STALL_CHECK_MS 5000
 
 static volatile sig_atomic_t stop_requested;
 
@@ -55,53 +57,6 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
     wrk_worker_fatal(w, "codeq: worker: kafka fatal error %s: %s", rd_kafka_err2name(orig), fatal);
 }
 
-static int set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t n, char *err,
-                   size_t errlen)
-{
-    for (size_t i = 0; i < n; i++)
-        if (wrk_kafka_set(conf, kv[i][0], kv[i][1], err, errlen) < 0) return -1;
-    return 0;
-}
-
-static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
-{
-    char kerr[256], txid[512];
-    rd_kafka_conf_t *conf = wrk_kafka_conf(&w->c->kafka, err, errlen);
-    if (!conf) return NULL;
-    /* Stable per instance: a restarted instance fences its predecessor and aborts what it
-     * left open, instead of blocking its partitions until the transaction times out. */
-    snprintf(txid, sizeof txid, "codeq-%s-%s", w->c->group, w->c->instance_id);
-    const char *const kv[][2] = {
-        {"transactional.id", txid},
-        {"transaction.timeout.ms", "10000"},
-        {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
-    };
-    if (set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
-        rd_kafka_conf_destroy(conf);
-        return NULL;
-    }
-    rd_kafka_conf_set_error_cb(conf, wrk_commit_error);
-    rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
-    rd_kafka_conf_set_opaque(conf, w->cm);
-    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
-    if (!p) {
-        snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
-        return NULL;
-    }
-    for (int i = 0;; i++) {
-        rd_kafka_error_t *e = rd_kafka_init_transactions(p, 30000);
-        if (!e) return p;
-        bool retry = rd_kafka_error_is_retriable(e) && i < 10;
-        snprintf(err, errlen, "codeq: worker: init transactions (%.200s): %s", txid,
-                 rd_kafka_error_string(e));
-        rd_kafka_error_destroy(e);
-        if (!retry) break;
-        wrk_log("worker: %s (retrying)", err);
-    }
-    rd_kafka_destroy(p);
-    return NULL;
-}
-
 static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
 {
     char kerr[256];
@@ -126,7 +81,7 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
         {"heartbeat.interval.ms", "2000"},
     };
     /* Ours over wrk_kafka_conf's defaults, then the operator's -X over ours. */
-    if (set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) goto fail;
+    if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) goto fail;
     for (int i = 0; i < w->c->kafka.nprops; i++)
         if (wrk_kafka_set(conf, w->c->kafka.props[i][0], w->c->kafka.props[i][1], err, errlen) < 0)
             goto fail;
@@ -197,6 +152,10 @@ static bool record_error(wrk_worker *w, wrk_part *p, const rd_kafka_message_t *m
 static void take(wrk_worker *w, rd_kafka_message_t *m)
 {
     wrk_part *p = m->rkt ? wrk_worker_part(w, rd_kafka_topic_name(m->rkt), m->partition) : NULL;
+    if (p && m->offset >= 0) {
+        p->fetched_at = wrk_now_ms();
+        p->restarts = 0;
+    }
     if (m->err && !record_error(w, p, m)) {
         if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
             wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
@@ -280,6 +239,55 @@ static void report(wrk_worker *w, uint64_t *next)
             w->aborts);
 }
 
+/* Restarts a partition's fetch at offset `from`: first a seek; if that did not help, the
+ * partition is unassigned and assigned again locally (a fresh fetch state, no rebalance). */
+static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = from;
+    rd_kafka_error_t *e = NULL;
+    if (p->restarts++ % 2 == 0) {
+        e = rd_kafka_seek_partitions(w->k, l, 5000);
+    } else if (!(e = rd_kafka_incremental_unassign(w->k, l))) {
+        e = rd_kafka_incremental_assign(w->k, l);
+    }
+    if (e) {
+        wrk_log("worker: %s [%d]: restarting the fetch: %s", p->topic, (int)p->partition,
+                rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+    rd_kafka_topic_partition_list_destroy(l);
+    p->paused = false;
+    p->fetched_at = wrk_now_ms();
+}
+
+/* A partition we hold with records waiting, from which nothing arrived for STALL_MS while
+ * the worker was idle, is stalled (seen after long broker outages: librdkafka 2.0.2 kept an
+ * assigned partition without fetching for good, and no other worker could take it). Checked
+ * only when idle, every STALL_CHECK_MS, with one watermark query per partition. */
+static void watchdog(wrk_worker *w, uint64_t *next)
+{
+    uint64_t now = wrk_now_ms();
+    if (now < *next) return;
+    *next = now + STALL_CHECK_MS;
+    if (w->running || pending(w) || wrk_commit_busy(w)) return;
+    for (size_t i = 0; i < w->nparts; i++) {
+        wrk_part *p = w->parts[i];
+        int64_t lo, hi, from = p->next >= 0 ? p->next : p->watermark;
+        if (from < 0 || now - p->fetched_at < STALL_MS) continue;
+        if (rd_kafka_query_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi, 2000) ||
+            hi <= from)
+            continue;
+        wrk_log("worker: %s [%d]: stalled: %lld records wait from offset %lld, none fetched for "
+                "%lu s%s; restarting its fetch (%s)",
+                p->topic, (int)p->partition, (long long)(hi - from), (long long)from,
+                (unsigned long)((now - p->fetched_at) / 1000), p->paused ? " (paused by us)" : "",
+                p->restarts % 2 == 0 ? "seek" : "unassign + assign");
+        w->stalls++;
+        restart_fetch(w, p, from);
+    }
+}
+
 /* The loop is turning: a liveness probe reads the file's age (deploy/kubernetes/). */
 static void heartbeat(wrk_worker *w, uint64_t *next)
 {
@@ -305,6 +313,7 @@ static void shut_down(wrk_worker *w)
     wrk_log("worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
             w->running, w->c->grace_ms);
     backpressure(w, true);
+    wrk_commit_give_up_at(w, deadline + 10000); /* the final commit gets 10 s more */
     wrk_commit_collect(w, true);
     for (size_t i = 0; i < w->nparts; i++) { /* claimed but not started: leave them */
         w->parts[i]->handoff = true;
@@ -326,7 +335,7 @@ static void shut_down(wrk_worker *w)
 
 static int run(wrk_worker *w)
 {
-    uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0;
+    uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0, next_watch = 0;
     while (!stop_requested && !w->fatal) {
         heartbeat(w, &next_beat);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
@@ -337,6 +346,7 @@ static int run(wrk_worker *w)
         if (wrk_commit_due(w)) wrk_commit_send(w);
         backpressure(w, false);
         report(w, &next_report);
+        watchdog(w, &next_watch);
     }
     if (!w->fatal) shut_down(w);
     if (w->fatal) kill_all(w, w->why);
@@ -377,11 +387,11 @@ int wrk_worker_loop(const wrk_config *c)
                 strerror(errno));
         return 1;
     }
-    if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err)) ||
+    if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
+        !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, &w, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         if (w.k) rd_kafka_destroy(w.k);
-        if (w.p) rd_kafka_destroy(w.p);
         wrk_committer_free(w.cm);
         if (w.beat_fd >= 0) unlink(c->heartbeat_path);
         return 1;
@@ -397,16 +407,14 @@ int wrk_worker_loop(const wrk_config *c)
         rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left but to commit */
     wrk_commit_collect(&w, true);
     while (w.nparts) {
-        wrk_part *p = w.parts[w.nparts - 1];
+        wrk_part *p = w.parts[--w.nparts];
         wrk_slots_abandon(&w, p);
-        for (size_t j = 0; j < p->n; j++) wrk_entry_release(&p->e[j]);
-        wrk_part_free(p);
-        w.nparts--;
+        wrk_part_drop(p);
     }
     free(w.parts);
+    free(w.limbo);
     if (can_close) rd_kafka_destroy(w.k);
-    wrk_committer_free(w.cm); /* before the producer it uses */
-    rd_kafka_destroy(w.p);
+    wrk_committer_free(w.cm); /* and its producer */
     if (w.fatal) fprintf(stderr, "%s\n", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
         close(w.beat_fd);

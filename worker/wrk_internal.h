@@ -51,6 +51,9 @@ void wrk_result_profile(const char *name);
 rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
 int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
                   size_t errlen);
+/* n {name, value} pairs, in order. */
+int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t n, char *err,
+                      size_t errlen);
 /* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and
  * the results, audit and dead-letter topics' max.message.bytes (DescribeConfigs), the least,
  * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot

@@ -36,6 +36,14 @@ int wrk_kafka_opts_add(wrk_kafka_opts *o, char *nv, char *err, size_t errlen)
     return 0;
 }
 
+int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t n, char *err,
+                      size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (wrk_kafka_set(conf, kv[i][0], kv[i][1], err, errlen) < 0) return -1;
+    return 0;
+}
+
 int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
                   size_t errlen)
 {

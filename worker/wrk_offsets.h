@@ -68,6 +68,8 @@ typedef struct {
     wrk_entry *e;       /* ascending offsets >= watermark */
     size_t n, cap;
     bool paused;        /* paused by us (backpressure); only these are ever resumed */
+    uint64_t fetched_at;/* monotonic ms of the last record (or of the assignment) */
+    int restarts;       /* fetch restarts by the stall watchdog since the last record */
     bool dirty;         /* something to commit for this partition */
     int64_t lease;      /* committed by this owner: jobs below it may start at once; -1 none */
     int64_t careful_until; /* a dead previous owner may have started jobs below it */

@@ -1,13 +1,13 @@
 /* Rebalance: cooperative-sticky, served from our own poll, so it always runs between loop
- * steps, never in the middle of a commit.
+ * steps; the commit in flight runs on the committer thread.
  * ASSIGN: read each new partition's committed offset and metadata (finished offsets above
  *   the watermark, start counts of jobs that were running) and start from there.
  * REVOKE: stop taking that partition's jobs; let its running jobs finish within the drain
  *   budget and kill the rest (they run again at the new owner); commit while our generation
  *   is still valid, promising that nothing more starts (h=0, wrk_offsets.h); then let the
  *   partition go.
- * LOST: another member may already own it: kill its jobs and discard their results.
- * Either way the commit in flight ends first: its batch holds the partitions' jobs. */
+ * LOST: another member may already own it: kill its jobs and discard their results; without
+ *   waiting for the commit in flight (the broker may be away), whose batch holds some of them. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +95,7 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
             rd_kafka_topic_partition_t *t = &c->elems[i];
             wrk_part *p = wrk_part_new(t->topic, t->partition, t->offset, t->metadata,
                                        t->metadata_size);
+            if (p) p->fetched_at = wrk_now_ms();
             if (p) add_part(w, p);
             l->elems[i].offset = t->offset; /* start exactly where our view starts */
         }
@@ -108,16 +109,35 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
     }
 }
 
+void wrk_part_drop(wrk_part *p)
+{
+    for (size_t j = 0; j < p->n; j++) wrk_entry_release(&p->e[j]);
+    wrk_part_free(p);
+}
+
+/* A partition in the commit in flight (lost during a broker outage, while the committer waits
+ * for the broker) waits in limbo for that commit to end: its batch holds the partition's
+ * finished jobs. The loop goes on meanwhile. */
 static void remove_part(wrk_worker *w, wrk_part *p)
 {
     wrk_slots_abandon(w, p);
-    for (size_t j = 0; j < p->n; j++) wrk_entry_release(&p->e[j]);
     for (size_t i = 0; i < w->nparts; i++)
         if (w->parts[i] == p) {
             w->parts[i] = w->parts[--w->nparts];
             break;
         }
-    wrk_part_free(p);
+    if (!p->in_batch) {
+        wrk_part_drop(p);
+        return;
+    }
+    wrk_part **l = realloc(w->limbo, (w->nlimbo + 1) * sizeof *l);
+    if (!l) {
+        wrk_commit_collect(w, true); /* out of memory: wait for the commit instead */
+        wrk_part_drop(p);
+        return;
+    }
+    w->limbo = l;
+    w->limbo[w->nlimbo++] = p;
 }
 
 /* Lets the revoked partitions' running jobs finish, up to the drain budget. */
@@ -141,8 +161,8 @@ static void give_back(wrk_worker *w, rd_kafka_topic_partition_list_t *l, bool lo
         wrk_part *p = wrk_worker_part(w, l->elems[i].topic, l->elems[i].partition);
         if (p) rev[n++] = p;
     }
-    wrk_commit_collect(w, true);
     if (!lost) {
+        wrk_commit_collect(w, true); /* the hand-over commit follows it */
         for (int i = 0; i < n; i++) {
             rev[i]->handoff = true; /* nothing more starts here */
             for (size_t j = 0; j < rev[i]->n; j++) { /* not started: leave them to the new owner */

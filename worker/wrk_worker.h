@@ -18,9 +18,10 @@ typedef struct {
     const wrk_config *c;
     wrk_committer *cm;      /* the commit thread and its batch */
     rd_kafka_t *k;          /* consumer */
-    rd_kafka_t *p;          /* transactional producer */
     wrk_part **parts;
     size_t nparts, capparts;
+    wrk_part **limbo;       /* lost while in the commit in flight: freed when it ends */
+    size_t nlimbo;
     int running;            /* RUNNING entries (sandboxes alive or just finished) */
     size_t rr;              /* where claiming starts next, so no partition starves the rest */
     uint64_t last_commit;   /* monotonic ms */
@@ -30,7 +31,7 @@ typedef struct {
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
     bool leaving;           /* the loop is over: partitions assigned now are not taken */
     char why[512];
-    unsigned long jobs_done, commits, aborts;
+    unsigned long jobs_done, commits, aborts, stalls;
     int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 
@@ -38,6 +39,8 @@ typedef struct {
 void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
 void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque);
 wrk_committer *wrk_committer_new(void);
+/* Creates the transactional producer and initialises its transactions. */
+int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen);
 /* Starts the thread once the producer and consumer exist. */
 int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen);
 void wrk_committer_free(wrk_committer *cm);
@@ -61,11 +64,16 @@ void wrk_commit_send(wrk_worker *w);
 void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
+/* From then on a transactional call that keeps failing retriably gives up (fatal): stopping
+ * must not wait for a broker that is away. */
+void wrk_commit_give_up_at(wrk_worker *w, uint64_t when);
 
 /* wrk_rebalance.c */
 void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,
                       void *opaque);
 wrk_part *wrk_worker_part(wrk_worker *w, const char *topic, int32_t partition);
+/* Releases every entry of p and frees it. */
+void wrk_part_drop(wrk_part *p);
 void wrk_worker_fatal(wrk_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -113,6 +113,14 @@ def restart_broker():
     return time.monotonic() - t0
 
 
+def stop_broker():
+    """The broker goes away (SIGTERM, SIGKILL after scripts/kafka.sh's timeout); its data stays."""
+    p = subprocess.run(["bash", str(SRC / "scripts" / "kafka.sh"), "stop"], capture_output=True,
+                       text=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f"broker stop failed: {p.stderr[-800:]}")
+
+
 def exactly_once(results, audit, ids):
     """Counts of lost and duplicated results, and of jobs whose audit trail is not exactly once."""
     from collections import Counter
