@@ -6,6 +6,7 @@
  * sent is ever lost.
  * Each produce carries a wrk_delivery as opaque; the delivery-report callback counts it down,
  * and the caller commits only when it reaches zero with no failure. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,12 +95,79 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
     return 0;
 }
 
+/* Reply topics known to exist and to be described to us lately: one metadata request per
+ * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. */
+#define REPLY_CACHE 16
+#define REPLY_OK_MS 1000
+#define REPLY_MD_TIMEOUT_MS 3000
+static struct {
+    char topic[256];
+    uint64_t until;
+} reply_ok[REPLY_CACHE];
+
+static bool reply_known(const char *topic)
+{
+    uint64_t now = wrk_now_ms();
+    for (int i = 0; i < REPLY_CACHE; i++)
+        if (reply_ok[i].until > now && !strcmp(reply_ok[i].topic, topic)) return true;
+    return false;
+}
+
+static void reply_remember(const char *topic)
+{
+    int oldest = 0;
+    for (int i = 1; i < REPLY_CACHE; i++)
+        if (reply_ok[i].until < reply_ok[oldest].until) oldest = i;
+    snprintf(reply_ok[oldest].topic, sizeof reply_ok[oldest].topic, "%s", topic);
+    reply_ok[oldest].until = wrk_now_ms() + REPLY_OK_MS;
+}
+
+/* Whether this producer asks the broker to create a topic it does not find (librdkafka's
+ * producer default, unlike its consumer's). */
+static bool may_create_topics(rd_kafka_t *p)
+{
+    char v[16];
+    size_t n = sizeof v;
+    return rd_kafka_conf_get(rd_kafka_conf(p), "allow.auto.create.topics", v, &n) !=
+               RD_KAFKA_CONF_OK || strcmp(v, "false");
+}
+
+/* A reply_to topic the broker says does not exist (deleted, or never created, and this
+ * producer may not create topics) or will not describe to us: -2 at once. Left to the
+ * producer, librdkafka holds such a record for topic.metadata.propagation.max.ms (30 s)
+ * before failing it, and every job's commit waits with it. Where the producer may create
+ * topics, "unknown" is also the broker's first answer while it creates one, so only the
+ * producer can tell. A slow or absent answer proves nothing: 0, and the producer decides. */
+static int reply_topic_check(rd_kafka_t *p, const char *topic, char *err, size_t errlen)
+{
+    if (reply_known(topic)) return 0;
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(p, topic, NULL);
+    if (!rkt) return 0;
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(p, 0, rkt, &md, REPLY_MD_TIMEOUT_MS);
+    rd_kafka_topic_destroy(rkt);
+    if (e) return 0;
+    rd_kafka_resp_err_t te = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int i = 0; i < md->topic_cnt; i++)
+        if (!strcmp(md->topics[i].topic, topic)) te = md->topics[i].err;
+    rd_kafka_metadata_destroy(md);
+    if ((te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && !may_create_topics(p)) ||
+        te == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+        snprintf(err, errlen, "codeq: publish: reply topic %s: %s", topic, rd_kafka_err2str(te));
+        return -2;
+    }
+    if (te == RD_KAFKA_RESP_ERR_NO_ERROR) reply_remember(topic);
+    return 0;
+}
+
 int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
                         const wrk_outcome *o, wrk_delivery *d, void *opaque, char *err,
                         size_t errlen)
 {
     const char *id = json_string_value(json_object_get(o->result, "id"));
     const char *topic = reply_to ? reply_to : c->kafka.results_topic;
+    if (strcmp(topic, c->kafka.results_topic) && reply_topic_check(p, topic, err, errlen) < 0)
+        return -2;
     int rc = produce_json(p, topic, id, o->result, d, opaque, err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
