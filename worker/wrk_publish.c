@@ -233,8 +233,9 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
      * topic, would be refused forever and hold every commit. What does not fit is cut: the
      * key and the original headers to a quarter of the room each, the value to the rest,
      * each cut said in headers with the original size and sha256 (to match it on replay). */
-    size_t budget = o->dead_refused && c->result_max_bytes > DEAD_REFUSED_MAX
-                        ? DEAD_REFUSED_MAX : c->result_max_bytes;
+    size_t budget = c->result_max_bytes ? c->result_max_bytes
+                                        : WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
+    if (o->dead_refused && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
     size_t ours = header_cost("codeq.error", strlen(why)) +
                   header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
                   CUT_RESERVE;

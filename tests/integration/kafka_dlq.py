@@ -104,7 +104,7 @@ try:
     log = (s.logdir / "w1.log").read_text()
     F.check(log.count("(aborting)") == 0, f"{log.count('(aborting)')} aborted transactions")
     F.check(w.poll() is None, f"the worker exited ({w.returncode})")
-    print(f"{NAME}: 4 dead letters and {len(ids)} jobs in {time.monotonic() - t0:.1f} s", flush=True)
+    print(f"{NAME}: {len(dl)} dead letters and {len(ids)} jobs in {time.monotonic() - t0:.1f} s", flush=True)
     F.check(s.stop("w1") == 0, "the worker did not stop cleanly")
 finally:
     s.kill_all()
