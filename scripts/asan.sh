@@ -2,8 +2,9 @@
 # The unit tests, the job cases (run_cases, both isolation modes), the validator suites
 # (validator_corpus, validator_guard) and, when CODEQ_TEST_BROKERS names a broker, the worker
 # suites kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq, under AddressSanitizer and
-# UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc). Any sanitizer report stops the process that
-# made it (halt_on_error), so the test fails; a worker that leaks exits non-zero at its stop.
+# UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc). Any
+# sanitizer report stops the process that made it (halt_on_error), so the test fails; a
+# worker that leaks exits non-zero at its stop.
 # Without a broker the Kafka suites are not run, and the last lines say so.
 # Sanitizer notes (why these options):
 # - LeakSanitizer is on; leaks whose allocation passes through libpython3.11 or libcrypto
