@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The unit tests and the job cases (run_cases, both isolation modes) under AddressSanitizer
-# and UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc).
-# Any sanitizer report stops the process that made it (halt_on_error), so the test fails.
+# The unit tests, the job cases (run_cases, both isolation modes), the validator suites
+# (validator_corpus, validator_guard) and, when CODEQ_TEST_BROKERS names a broker, the worker
+# suites kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq, under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc). Any
+# sanitizer report stops the process that made it (halt_on_error), so the test fails; a
+# worker that leaks exits non-zero at its stop.
+# Without a broker the Kafka suites are not run, and the last lines say so.
 # Sanitizer notes (why these options):
 # - LeakSanitizer is on; leaks whose allocation passes through libpython3.11 or libcrypto
 #   (embedded interpreter, OpenSSL state) are suppressed: scripts/lsan.supp.
@@ -29,6 +33,23 @@ ctest --test-dir build-asan -L unit --output-on-failure "$@" || rc=$?
 skipped=$( (grep -h '^\[  SKIPPED \] [a-z_]*$' build-asan/Testing/Temporary/LastTest.log || true) |
   sort -u | sed 's/.*\] //' | tr '\n' ' ')
 ctest --test-dir build-asan -R '^run_cases(_zygote)?$' --output-on-failure "$@" || rc=$?
+base=$(( $(date +%s) - start ))
+# Two at a time: the validator suites use the CPUs, the Kafka ones mostly wait on the broker
+# (RESOURCE_LOCK kafka keeps those apart). CODEQ_TEST_SANITIZER tells a suite that its
+# memory figures (kafka_wedge's peak RSS) mean nothing here; it says what it leaves out.
+suites='validator_corpus|validator_guard'
+kafka="not run: CODEQ_TEST_BROKERS is not set (scripts/kafka.sh start)"
+if [ -n "${CODEQ_TEST_BROKERS:-}" ]; then
+  suites="$suites|kafka_e2e|kafka_wedge|kafka_reply|kafka_dlq"
+  kafka="run against $CODEQ_TEST_BROKERS"
+fi
+t1=$(date +%s)
+CODEQ_TEST_SANITIZER=asan ctest --test-dir build-asan -j2 -R "^($suites)\$" --output-on-failure "$@" ||
+  rc=$?
+more=$(( $(date +%s) - t1 ))
 echo "codeq: asan: skipped under ASan (each runs in the normal build): ${skipped:-none}" >&2
-echo "codeq: asan: unit tests and run_cases under ASan + UBSan, $(( $(date +%s) - start )) s" >&2
+echo "codeq: asan: unit tests and run_cases under ASan + UBSan, $base s" >&2
+echo "codeq: asan: validator_corpus, validator_guard under ASan + UBSan, with kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq $kafka: $more s" >&2
+[ -n "${CODEQ_TEST_BROKERS:-}" ] ||
+  echo "codeq: asan: SKIPPED under ASan: kafka_e2e, kafka_wedge, kafka_reply, kafka_dlq (no broker)" >&2
 exit "$rc"

@@ -15,7 +15,8 @@
 #   KAFKA_WORK /tmp/codeq-kafka, KAFKA_CACHE ~/.cache/codeq-kafka (jars in $KAFKA_CACHE/<version>),
 #   KAFKA_HEAP_OPTS "-Xms256m -Xmx512m", KAFKA_JVM_OPTS (extra JVM flags), KAFKA_JAVA (JDK 17+ java),
 #   KAFKA_START_TIMEOUT 120, KAFKA_STOP_TIMEOUT 20, KAFKA_TOOLS 0 (1: add kafka-tools to the classpath),
-#   KAFKA_CLUSTER_ID (random). All chatter goes to stderr; logs are in $KAFKA_WORK/logs.
+#   KAFKA_CLUSTER_ID (random), KAFKA_EXTRA_PROPERTIES (a file appended last to server.properties,
+#   e.g. an authorizer for a second broker of one test). All chatter goes to stderr; logs are in $KAFKA_WORK/logs.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -189,6 +190,10 @@ write_config() {
     echo "listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT"
     echo "advertised.listeners=PLAINTEXT://127.0.0.1:$PORT"
     echo "controller.quorum.voters=1@127.0.0.1:$CPORT"
+    if [ -n "${KAFKA_EXTRA_PROPERTIES:-}" ]; then
+      echo "# ---- from $KAFKA_EXTRA_PROPERTIES"
+      cat "$KAFKA_EXTRA_PROPERTIES"
+    fi
   } >"$PROPS.tmp"
   mv "$PROPS.tmp" "$PROPS"
   cp "$conf_dir"/log4j2.properties "$conf_dir"/log4j.properties \

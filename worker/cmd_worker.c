@@ -110,7 +110,8 @@ static int fit_limits(wrk_config *c)
     return 0;
 }
 
-int cmd_worker(int argc, char **argv)
+/* policy: the one loaded with --policy, owned by the caller (freed after the loop). */
+static int worker_main(int argc, char **argv, val_policy **policy)
 {
     static const struct option longopts[] = {
         CLI_KAFKA_LONGOPTS,
@@ -162,10 +163,12 @@ int cmd_worker(int argc, char **argv)
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
-            if (!(c.policy = val_policy_load(optarg, err, sizeof err))) {
+            val_policy_free(*policy);
+            if (!(*policy = val_policy_load(optarg, err, sizeof err))) {
                 fprintf(stderr, "%s\n", err);
                 return 2;
             }
+            c.policy = *policy;
             break;
         case 'r': c.sandbox.work_root = optarg; break;
         case 'C': c.sandbox.cgroup_parent = optarg; break;
@@ -217,5 +220,13 @@ int cmd_worker(int argc, char **argv)
                 c.sandbox.profile);
     int rc = wrk_worker_loop(&c);
     sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
+    return rc;
+}
+
+int cmd_worker(int argc, char **argv)
+{
+    val_policy *policy = NULL;
+    int rc = worker_main(argc, argv, &policy);
+    val_policy_free(policy);
     return rc;
 }

@@ -95,6 +95,7 @@ typedef struct {
     json_t *audit;              /* array of events */
     const char *status;         /* borrowed from result */
     char *reply_to;             /* owned; NULL: the results topic */
+    bool dead_refused;          /* its dead letter was refused at delivery: cut it smaller */
 } wrk_outcome;
 
 /* One job in progress (wrk_dispatch.c), so a worker can run many at once. */

@@ -261,6 +261,12 @@ static void drop_terminal_event(json_t *audit)
 void wrk_task_unpublishable(wrk_task *t, const char *why)
 {
     wrk_outcome *o = wrk_task_finish(t);
+    if (t->dead) {
+        /* The broker refused the dead letter, cut to the budget read at start (the topic's
+         * limit was lowered since): the next one is cut to what any topic takes. */
+        o->dead_refused = true;
+        return;
+    }
     if (t->unpublishable || !o->result) return;
     t->unpublishable = true;
     const json_t *old = o->result;

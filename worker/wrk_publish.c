@@ -6,6 +6,7 @@
  * sent is ever lost.
  * Each produce carries a wrk_delivery as opaque; the delivery-report callback counts it down,
  * and the caller commits only when it reaches zero with no failure. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,14 +95,129 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
     return 0;
 }
 
+/* Reply topics known to exist and to be described to us lately: one metadata request per
+ * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. */
+#define REPLY_CACHE 16
+#define REPLY_OK_MS 1000
+#define REPLY_MD_TIMEOUT_MS 3000
+static struct {
+    char topic[256];
+    uint64_t until;
+} reply_ok[REPLY_CACHE];
+
+static bool reply_known(const char *topic)
+{
+    uint64_t now = wrk_now_ms();
+    for (int i = 0; i < REPLY_CACHE; i++)
+        if (reply_ok[i].until > now && !strcmp(reply_ok[i].topic, topic)) return true;
+    return false;
+}
+
+static void reply_remember(const char *topic)
+{
+    int oldest = 0;
+    for (int i = 1; i < REPLY_CACHE; i++)
+        if (reply_ok[i].until < reply_ok[oldest].until) oldest = i;
+    snprintf(reply_ok[oldest].topic, sizeof reply_ok[oldest].topic, "%s", topic);
+    reply_ok[oldest].until = wrk_now_ms() + REPLY_OK_MS;
+}
+
+/* Whether this producer asks the broker to create a topic it does not find (librdkafka's
+ * producer default, unlike its consumer's). */
+static bool may_create_topics(rd_kafka_t *p)
+{
+    char v[16];
+    size_t n = sizeof v;
+    return rd_kafka_conf_get(rd_kafka_conf(p), "allow.auto.create.topics", v, &n) !=
+               RD_KAFKA_CONF_OK || strcmp(v, "false");
+}
+
+/* A reply_to topic the broker says does not exist (deleted, or never created, and this
+ * producer may not create topics) or will not describe to us: -2 at once. Left to the
+ * producer, librdkafka holds such a record for topic.metadata.propagation.max.ms (30 s)
+ * before failing it, and every job's commit waits with it. Where the producer may create
+ * topics, "unknown" is also the broker's first answer while it creates one, so only the
+ * producer can tell. A slow or absent answer proves nothing: 0, and the producer decides. */
+static int reply_topic_check(rd_kafka_t *p, const char *topic, char *err, size_t errlen)
+{
+    if (reply_known(topic)) return 0;
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(p, topic, NULL);
+    if (!rkt) return 0;
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(p, 0, rkt, &md, REPLY_MD_TIMEOUT_MS);
+    rd_kafka_topic_destroy(rkt);
+    if (e) return 0;
+    rd_kafka_resp_err_t te = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int i = 0; i < md->topic_cnt; i++)
+        if (!strcmp(md->topics[i].topic, topic)) te = md->topics[i].err;
+    rd_kafka_metadata_destroy(md);
+    if ((te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && !may_create_topics(p)) ||
+        te == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+        snprintf(err, errlen, "codeq: publish: reply topic %s: %s", topic, rd_kafka_err2str(te));
+        return -2;
+    }
+    if (te == RD_KAFKA_RESP_ERR_NO_ERROR) reply_remember(topic);
+    return 0;
+}
+
 int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
                         const wrk_outcome *o, wrk_delivery *d, void *opaque, char *err,
                         size_t errlen)
 {
     const char *id = json_string_value(json_object_get(o->result, "id"));
     const char *topic = reply_to ? reply_to : c->kafka.results_topic;
+    if (strcmp(topic, c->kafka.results_topic) && reply_topic_check(p, topic, err, errlen) < 0)
+        return -2;
     int rc = produce_json(p, topic, id, o->result, d, opaque, err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
+}
+
+/* A header's framing in a record (varint lengths and attributes): an upper bound. */
+#define HDR_COST 12
+/* What the headers codeq adds when it cuts a dead letter can cost at most. */
+#define CUT_RESERVE 512
+/* A dead letter the broker refused although cut to the worker's budget: its topic's limit was
+ * lowered after start. Kafka accepts records of this size on any topic (its minimum). */
+#define DEAD_REFUSED_MAX 16384
+
+static size_t header_cost(const char *name, size_t len)
+{
+    return strlen(name) + len + HDR_COST;
+}
+
+/* "name.size" and "name.sha256" of a field cut to fit, so its owner can tell what it was. */
+static void add_original(rd_kafka_headers_t *h, const char *field, const void *data, size_t len)
+{
+    char name[64], v[65];
+    snprintf(name, sizeof name, "codeq.%s.size", field);
+    snprintf(v, sizeof v, "%zu", len);
+    rd_kafka_header_add(h, name, -1, v, -1);
+    snprintf(name, sizeof name, "codeq.%s.sha256", field);
+    wrk_sha256_hex(data, len, v);
+    rd_kafka_header_add(h, name, -1, v, -1);
+}
+
+/* The original headers into h (NULL: only their cost), in order, as long as they fit in
+ * room; the others are counted in codeq.headers.dropped. Returns the cost of those kept. */
+static size_t copy_headers(rd_kafka_headers_t *h, const rd_kafka_headers_t *orig, size_t room)
+{
+    const char *name;
+    const void *val;
+    size_t sz, used = 0, dropped = 0, i;
+    for (i = 0; orig && !rd_kafka_header_get_all(orig, i, &name, &val, &sz); i++) {
+        if (used + header_cost(name, sz) > room) {
+            dropped++;
+            continue;
+        }
+        used += header_cost(name, sz);
+        if (h) rd_kafka_header_add(h, name, -1, val, (ssize_t)sz);
+    }
+    if (h && dropped) {
+        char v[64];
+        snprintf(v, sizeof v, "%zu of %zu", dropped, i);
+        rd_kafka_header_add(h, "codeq.headers.dropped", -1, v, -1);
+    }
+    return used;
 }
 
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
@@ -109,18 +225,49 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
                             void *opaque, char *err, size_t errlen)
 {
     char num[32];
+    const char *topic = rd_kafka_topic_name(m->rkt);
     rd_kafka_headers_t *orig = NULL;
-    rd_kafka_headers_t *h = rd_kafka_message_headers(m, &orig) == RD_KAFKA_RESP_ERR_NO_ERROR
-                                ? rd_kafka_headers_copy(orig)
-                                : rd_kafka_headers_new(4);
+    if (rd_kafka_message_headers(m, &orig) != RD_KAFKA_RESP_ERR_NO_ERROR) orig = NULL;
+    /* A dead letter must fit one record like a result: a job record near its topic's limit,
+     * with codeq's headers added, or a dead-letter topic with a smaller limit than the jobs
+     * topic, would be refused forever and hold every commit. What does not fit is cut: the
+     * key and the original headers to a quarter of the room each, the value to the rest,
+     * each cut said in headers with the original size and sha256 (to match it on replay). */
+    size_t budget = c->result_max_bytes ? c->result_max_bytes
+                                        : WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
+    if (o->dead_refused && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
+    size_t ours = header_cost("codeq.error", strlen(why)) +
+                  header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
+                  CUT_RESERVE;
+    size_t room = budget > ours ? budget - ours : 0;
+    size_t klen = m->key ? m->key_len : 0, vlen = m->payload ? m->len : 0;
+    size_t hcost = copy_headers(NULL, orig, SIZE_MAX);
+    rd_kafka_headers_t *h = rd_kafka_headers_new(8);
+    bool cut = klen + vlen + hcost > room;
+    size_t kkeep = cut && klen > room / 4 ? room / 4 : klen;
+    size_t hkept = copy_headers(h, orig, cut ? room / 4 : SIZE_MAX);
+    size_t vroom = room - kkeep - hkept;
+    size_t vkeep = vlen > vroom ? vroom : vlen;
+    if (kkeep < klen) {
+        rd_kafka_header_add(h, "codeq.key.truncated", -1, "true", -1);
+        add_original(h, "key", m->key, klen);
+    }
+    if (vkeep < vlen) {
+        rd_kafka_header_add(h, "codeq.value.truncated", -1, "true", -1);
+        add_original(h, "value", m->payload, vlen);
+    }
     rd_kafka_header_add(h, "codeq.error", -1, why, -1);
-    rd_kafka_header_add(h, "codeq.source.topic", -1, rd_kafka_topic_name(m->rkt), -1);
+    rd_kafka_header_add(h, "codeq.source.topic", -1, topic, -1);
     snprintf(num, sizeof num, "%d", (int)m->partition);
     rd_kafka_header_add(h, "codeq.source.partition", -1, num, -1);
     snprintf(num, sizeof num, "%lld", (long long)m->offset);
     rd_kafka_header_add(h, "codeq.source.offset", -1, num, -1);
-    int rc = produce(p, c->kafka.dlq_topic, m->key, m->key_len, m->payload, m->len, h, d, opaque,
-                     err, errlen);
+    if (cut)
+        wrk_log("worker: dead letter of %s [%d] at %lld cut to fit %zu bytes: key %zu of %zu, "
+                "value %zu of %zu, headers %zu of %zu", topic, (int)m->partition,
+                (long long)m->offset, budget, kkeep, klen, vkeep, vlen, hkept, hcost);
+    int rc = produce(p, c->kafka.dlq_topic, m->key, kkeep, m->payload, vkeep, h, d, opaque, err,
+                     errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 

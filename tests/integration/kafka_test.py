@@ -26,9 +26,10 @@ def require_broker(name):
 class Setup:
     """Unique topics and group for one test run."""
 
-    def __init__(self, name, partitions):
+    def __init__(self, name, partitions, brokers=None):
         sfx = uuid.uuid4().hex[:8]
         self.name = name
+        self.brokers = brokers or BROKERS
         self.topics = {k: f"{name}-{sfx}.{k}" for k in ("jobs", "results", "audit", "dlq")}
         self.topic_args = ["--jobs-topic", self.topics["jobs"], "--results-topic", self.topics["results"],
                            "--audit-topic", self.topics["audit"], "--dlq-topic", self.topics["dlq"]]
@@ -36,16 +37,16 @@ class Setup:
         self.logdir = pathlib.Path(os.environ.get("CODEQ_TEST_LOGDIR", "/tmp")) / f"codeq-{name}-{sfx}"
         self.logdir.mkdir(parents=True, exist_ok=True)
         self.workers = {}
-        p = run(["topics", "-b", BROKERS, "--partitions", str(partitions), *self.topic_args], timeout=90)
+        p = run(["topics", "-b", self.brokers, "--partitions", str(partitions), *self.topic_args], timeout=90)
         if p.returncode != 0:
             raise RuntimeError(f"codeq topics: {p.stderr}")
-        print(f"{name}: broker {BROKERS}, topics {name}-{sfx}.* ({partitions} partitions), "
+        print(f"{name}: broker {self.brokers}, topics {name}-{sfx}.* ({partitions} partitions), "
               f"logs in {self.logdir}", flush=True)
 
     def start(self, wid, *extra):
         log = open(self.logdir / f"{wid}.log", "a")
         self.workers[wid] = subprocess.Popen(
-            [BIN, "worker", "-b", BROKERS, "-g", self.group, "--instance-id", wid, "--worker-id", wid,
+            [BIN, "worker", "-b", self.brokers, "-g", self.group, "--instance-id", wid, "--worker-id", wid,
              "-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=1000",
              *WORKER_ISOLATION_ARGS, *self.topic_args, *extra], stdout=log, stderr=subprocess.STDOUT)
         return self.workers[wid]
@@ -80,7 +81,7 @@ class Setup:
     def produce_jobs(self, jobs, partition=None):
         """jobs: list of dicts; keyed by id; one kcat call."""
         lines = "".join(f"{j['id']}\t{json.dumps(j)}\n" for j in jobs)
-        args = ["kcat", "-b", BROKERS, "-P", "-t", self.topics["jobs"], "-K", "\t"]
+        args = ["kcat", "-b", self.brokers, "-P", "-t", self.topics["jobs"], "-K", "\t"]
         if partition is not None:
             args += ["-p", str(partition)]
         p = subprocess.run(args, input=lines, capture_output=True, text=True, timeout=120)
@@ -89,7 +90,7 @@ class Setup:
 
     def read(self, kind):
         """Every committed record of a topic, as parsed JSON."""
-        p = subprocess.run(["kcat", "-b", BROKERS, "-C", "-t", self.topics[kind], "-e", "-o", "beginning",
+        p = subprocess.run(["kcat", "-b", self.brokers, "-C", "-t", self.topics[kind], "-e", "-o", "beginning",
                             "-q", "-f", "%s\n", "-X", "isolation.level=read_committed"],
                            capture_output=True, text=True, timeout=120)
         if p.returncode != 0:

@@ -25,6 +25,7 @@ Every result is at most the record budget the worker logged, schema-valid, exact
 the worker's log shows no endless aborts. A worker started with --limit-max output_bytes
 above the budget refuses to start. Bounded to about 3 minutes."""
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -132,7 +133,12 @@ try:
             "the jobs behind them were not all answered ok")
     hwm = [int(line.split()[1]) for line in open(f"/proc/{sb.workers['w3'].pid}/status")
            if line.startswith("VmHWM")]
-    F.check(hwm and hwm[0] < 120 * 1024, f"w3 peak RSS {hwm} kB, want < 120 MB")
+    if os.environ.get("CODEQ_TEST_SANITIZER"):
+        # ASan's shadow memory and quarantine make RSS no measure of what a record costs.
+        print(f"{NAME}: NOT CHECKED under {os.environ['CODEQ_TEST_SANITIZER']}: w3 peak RSS "
+              f"{hwm} kB (< 120 MB is checked in the normal build)", flush=True)
+    else:
+        F.check(hwm and hwm[0] < 120 * 1024, f"w3 peak RSS {hwm} kB, want < 120 MB")
     F.check(res("after-bombs").get("status") == "ok", f"after the bombs: {res('after-bombs')}")
     dlq = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", sb.topics["dlq"], "-e", "-o", "beginning",
                           "-q", "-f", "%h\n"], capture_output=True, text=True, timeout=60).stdout

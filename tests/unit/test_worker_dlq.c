@@ -1,10 +1,13 @@
 /* The dead-letter path (wrk_publish.c) on librdkafka's in-memory mock cluster: a record that
  * goes to the dead-letter topic keeps its value, its key and its headers, and gets codeq's
- * reason and origin headers after them, so its owner can find it by key and replay it. */
+ * reason and origin headers after them, so its owner can find it by key and replay it. One
+ * too large for the record budget is cut to fit, the cut said with the original's size and
+ * sha256; after the broker refused one, the next is cut to 16 kB. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wrk_internal.h"
@@ -57,48 +60,74 @@ static const char *header(const rd_kafka_message_t *m, const char *name, char *b
     return buf;
 }
 
-static void test_dead_letter_keeps_key_and_headers(void **st)
-{
-    (void)st;
-    rd_kafka_t *mrk = client(RD_KAFKA_PRODUCER, "");
-    rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new(mrk, 1);
-    assert_non_null(mc);
-    const char *boot = rd_kafka_mock_cluster_bootstraps(mc);
-    assert_int_equal(rd_kafka_mock_topic_create(mc, "jobs", 1, 1), 0);
-    assert_int_equal(rd_kafka_mock_topic_create(mc, "dlq", 1, 1), 0);
-    assert_int_equal(rd_kafka_mock_topic_create(mc, "audit", 1, 1), 0);
+/* A mock cluster with jobs, dlq and audit topics, and the clients of one round trip. */
+typedef struct {
+    rd_kafka_t *mrk, *p, *c, *c2;
+    rd_kafka_mock_cluster_t *mc;
+} env;
 
-    /* The producer's record: not JSON, a binary key, two headers. */
-    rd_kafka_t *p = client(RD_KAFKA_PRODUCER, boot);
-    static const char key[] = {'k', 0, 'y', (char)0xff};
-    rd_kafka_headers_t *h = rd_kafka_headers_new(2);
-    rd_kafka_header_add(h, "trace-id", -1, "t-42", -1);
-    rd_kafka_header_add(h, "owner", -1, "agent-7", -1);
-    assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC("jobs"), RD_KAFKA_V_KEY(key, sizeof key),
-                                       RD_KAFKA_V_VALUE("not json", 8), RD_KAFKA_V_HEADERS(h),
+/* Produces one record to jobs, consumes it, dead-letters it with the given record budget
+ * (refused: the broker refused its first dead letter) and returns the dead letter. */
+static rd_kafka_message_t *round_trip(env *e, const void *key, size_t klen, const void *val,
+                                      size_t vlen, rd_kafka_headers_t *h, size_t budget,
+                                      bool refused)
+{
+    e->mrk = client(RD_KAFKA_PRODUCER, "");
+    e->mc = rd_kafka_mock_cluster_new(e->mrk, 1);
+    assert_non_null(e->mc);
+    const char *boot = rd_kafka_mock_cluster_bootstraps(e->mc);
+    assert_int_equal(rd_kafka_mock_topic_create(e->mc, "jobs", 1, 1), 0);
+    assert_int_equal(rd_kafka_mock_topic_create(e->mc, "dlq", 1, 1), 0);
+    assert_int_equal(rd_kafka_mock_topic_create(e->mc, "audit", 1, 1), 0);
+    e->p = client(RD_KAFKA_PRODUCER, boot);
+    assert_int_equal(rd_kafka_producev(e->p, RD_KAFKA_V_TOPIC("jobs"), RD_KAFKA_V_KEY(key, klen),
+                                       RD_KAFKA_V_VALUE((void *)val, vlen), RD_KAFKA_V_HEADERS(h),
                                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
                      0);
-    assert_int_equal(rd_kafka_flush(p, 10000), 0);
-
-    rd_kafka_t *c = client(RD_KAFKA_CONSUMER, boot);
-    rd_kafka_message_t *m = read_first(c, "jobs");
+    assert_int_equal(rd_kafka_flush(e->p, 10000), 0);
+    e->c = client(RD_KAFKA_CONSUMER, boot);
+    rd_kafka_message_t *m = read_first(e->c, "jobs");
     wrk_config cfg;
     memset(&cfg, 0, sizeof cfg);
     wrk_kafka_opts_default(&cfg.kafka);
     cfg.kafka.dlq_topic = "dlq";
     cfg.kafka.audit_topic = "audit";
-    wrk_outcome o = {.audit = json_array()};
+    cfg.result_max_bytes = budget;
+    wrk_outcome o = {.audit = json_array(), .dead_refused = refused};
     wrk_delivery d = {0};
     char err[256];
-    assert_int_equal(wrk_publish_dead_letter(p, &cfg, m, "job is not valid JSON", &o, &d, NULL, err,
-                                             sizeof err),
+    assert_int_equal(wrk_publish_dead_letter(e->p, &cfg, m, "job is not valid JSON", &o, &d, NULL,
+                                             err, sizeof err),
                      0);
-    assert_int_equal(wrk_publish_wait(p, &d, 10000, err, sizeof err), 0);
+    assert_int_equal(wrk_publish_wait(e->p, &d, 10000, err, sizeof err), 0);
     rd_kafka_message_destroy(m);
     json_decref(o.audit);
+    e->c2 = client(RD_KAFKA_CONSUMER, boot);
+    return read_first(e->c2, "dlq");
+}
 
-    rd_kafka_t *c2 = client(RD_KAFKA_CONSUMER, boot);
-    rd_kafka_message_t *dl = read_first(c2, "dlq");
+static void env_stop(env *e, rd_kafka_message_t *dl)
+{
+    rd_kafka_message_destroy(dl);
+    rd_kafka_consumer_close(e->c);
+    rd_kafka_consumer_close(e->c2);
+    rd_kafka_destroy(e->c);
+    rd_kafka_destroy(e->c2);
+    rd_kafka_destroy(e->p);
+    rd_kafka_mock_cluster_destroy(e->mc);
+    rd_kafka_destroy(e->mrk);
+}
+
+static void test_dead_letter_keeps_key_and_headers(void **st)
+{
+    (void)st;
+    /* The producer's record: not JSON, a binary key, two headers. */
+    static const char key[] = {'k', 0, 'y', (char)0xff};
+    rd_kafka_headers_t *h = rd_kafka_headers_new(2);
+    rd_kafka_header_add(h, "trace-id", -1, "t-42", -1);
+    rd_kafka_header_add(h, "owner", -1, "agent-7", -1);
+    env e;
+    rd_kafka_message_t *dl = round_trip(&e, key, sizeof key, "not json", 8, h, 0, false);
     char buf[128];
     assert_int_equal(dl->len, 8);
     assert_memory_equal(dl->payload, "not json", 8);
@@ -109,21 +138,61 @@ static void test_dead_letter_keeps_key_and_headers(void **st)
     assert_string_equal(header(dl, "codeq.error", buf, sizeof buf), "job is not valid JSON");
     assert_string_equal(header(dl, "codeq.source.topic", buf, sizeof buf), "jobs");
     assert_string_equal(header(dl, "codeq.source.offset", buf, sizeof buf), "0");
-    rd_kafka_message_destroy(dl);
+    assert_null(header(dl, "codeq.value.truncated", buf, sizeof buf));
+    env_stop(&e, dl);
+}
 
-    rd_kafka_consumer_close(c);
-    rd_kafka_consumer_close(c2);
-    rd_kafka_destroy(c);
-    rd_kafka_destroy(c2);
-    rd_kafka_destroy(p);
-    rd_kafka_mock_cluster_destroy(mc);
-    rd_kafka_destroy(mrk);
+/* A 300 kB value with a small key and header, dead-lettered with the given budget. */
+static void cut_case(size_t budget, bool refused, size_t want_max)
+{
+    enum { N = 300000 };
+    char *big = malloc(N);
+    for (size_t i = 0; i < N; i++) big[i] = (char)('a' + i % 26);
+    rd_kafka_headers_t *h = rd_kafka_headers_new(1);
+    rd_kafka_header_add(h, "trace-id", -1, "t-9", -1);
+    env e;
+    rd_kafka_message_t *dl = round_trip(&e, "k-9", 3, big, N, h, budget, refused);
+    char buf[128], sha[65];
+    size_t hbytes = 0, vl;
+    rd_kafka_headers_t *dh = NULL;
+    const char *name;
+    const void *v;
+    assert_int_equal(rd_kafka_message_headers(dl, &dh), 0);
+    for (size_t i = 0; !rd_kafka_header_get_all(dh, i, &name, &v, &vl); i++)
+        hbytes += strlen(name) + vl;
+    assert_true(dl->len + dl->key_len + hbytes <= want_max);
+    assert_true(dl->len > want_max / 2);
+    assert_memory_equal(dl->payload, big, dl->len);
+    assert_int_equal(dl->key_len, 3);
+    assert_string_equal(header(dl, "trace-id", buf, sizeof buf), "t-9");
+    assert_string_equal(header(dl, "codeq.value.truncated", buf, sizeof buf), "true");
+    assert_string_equal(header(dl, "codeq.value.size", buf, sizeof buf), "300000");
+    wrk_sha256_hex(big, N, sha);
+    assert_string_equal(header(dl, "codeq.value.sha256", buf, sizeof buf), sha);
+    assert_string_equal(header(dl, "codeq.error", buf, sizeof buf), "job is not valid JSON");
+    assert_null(header(dl, "codeq.key.truncated", buf, sizeof buf));
+    free(big);
+    env_stop(&e, dl);
+}
+
+static void test_dead_letter_cut_to_budget(void **st)
+{
+    (void)st;
+    cut_case(100000, false, 100000);
+}
+
+static void test_dead_letter_refused_cut_small(void **st)
+{
+    (void)st;
+    cut_case(997952, true, 16384);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_letter_keeps_key_and_headers),
+        cmocka_unit_test(test_dead_letter_cut_to_budget),
+        cmocka_unit_test(test_dead_letter_refused_cut_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

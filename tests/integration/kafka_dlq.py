@@ -1,0 +1,111 @@
+"""A dead letter always fits (issue 11): on the real broker, with a dead-letter topic whose
+max.message.bytes (100,000) is far below the jobs topic's (3,000,000), records without a usable
+id are dead-lettered, cut to fit where they must, and the jobs behind them are answered.
+Before the cut, the broker refused such a dead letter, its transaction aborted, and the worker
+retried it forever, committing nothing more.
+
+  big      a 1.5 MB value, a key and two headers: the value cut (its prefix kept),
+           codeq.value.truncated, codeq.value.size and codeq.value.sha256 of the original;
+           key and headers kept
+  bigkey   a 60 kB key and a 60 kB value, too large together: the key cut to a quarter of
+           the room (codeq.key.size / codeq.key.sha256), the value kept whole
+  bighdr   a 120 kB header and a small one: the large one dropped (codeq.headers.dropped
+           "1 of 2"), the small one and the value kept
+  plain    a small record: unchanged, nothing said cut
+  after    5 quick jobs behind them: all ok
+Every dead letter is at most the topic's limit, keeps codeq.error and its source, and the
+worker's log shows no aborted transaction. Bounded to about a minute."""
+import hashlib
+import pathlib
+import re
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import Failures, run  # noqa: E402
+import kafka_test as kt  # noqa: E402
+
+NAME = "dlq"
+F = Failures()
+kt.require_broker(NAME)
+DLQ_MAX = 100000
+s = kt.Setup(NAME, 1)
+# The Setup's topics have the broker's default limit (1 MB): a jobs topic of 3 MB and a dead-
+# letter topic of 100 kB of their own instead.
+sfx = uuid.uuid4().hex[:8]
+jobs_t, dlq_t = f"{NAME}-{sfx}.bigjobs", f"{NAME}-{sfx}.smalldlq"
+for t, mx in ((jobs_t, 3000000), (dlq_t, DLQ_MAX)):
+    p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", f"max.message.bytes={mx}",
+             "--jobs-topic", t, "--results-topic", s.topics["results"], "--audit-topic",
+             s.topics["audit"], "--dlq-topic", t + ".unused"], timeout=90)
+    F.check(p.returncode == 0, f"codeq topics {t}: {p.stderr}")
+s.topics["jobs"], s.topics["dlq"] = jobs_t, dlq_t
+s.topic_args = ["--jobs-topic", jobs_t, "--results-topic", s.topics["results"], "--audit-topic",
+                s.topics["audit"], "--dlq-topic", dlq_t]
+
+
+def produce(key, value, headers):
+    args = ["kcat", "-b", kt.BROKERS, "-P", "-t", jobs_t, "-k", key, "-X", "message.max.bytes=3100000"]
+    for h in headers:
+        args += ["-H", h]
+    p = subprocess.run(args, input=value + "\n", capture_output=True, text=True, timeout=60)
+    F.check(p.returncode == 0, f"kcat produce {key[:20]}: {p.stderr}")
+
+
+big_v = "B" * 1500000
+big_k = "K" * 60000
+produce("k-big", big_v, ["h1=one", "h2=two"])
+produce(big_k, "V" * 60000, ["hk=x"])
+produce("k-bighdr", "W" * 1000, ["huge=" + "H" * 120000, "small=s"])
+produce("k-plain", "not json", ["h=v"])
+s.produce_jobs([{"id": f"after-{i}", "code": f"print({i})"} for i in range(5)])
+try:
+    w = s.start("w1", "--slots", "1")
+    ids = [f"after-{i}" for i in range(5)]
+    t0 = time.monotonic()
+    res, dl = {}, []
+    while time.monotonic() - t0 < 60:
+        res = {r["id"]: r for r in s.read("results")}
+        p = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", dlq_t, "-e", "-o", "beginning", "-q",
+                            "-X", "isolation.level=read_committed", "-f", "%k\t%h\t%s\n"],
+                           capture_output=True, text=True, timeout=60)
+        dl = [line.split("\t") for line in p.stdout.splitlines() if line]
+        if set(ids) <= set(res) and len(dl) >= 4:
+            break
+        time.sleep(1)
+    F.check(len(dl) == 4, f"{len(dl)} dead letters, want 4")
+    F.check(all((res.get(i) or {}).get("status") == "ok" for i in ids),
+            f"the jobs behind them: {[(i, (res.get(i) or {}).get('status')) for i in ids]}")
+    by = {}
+    for k, h, v in dl:
+        hd = dict(x.split("=", 1) for x in re.split(r",(?=[\w.]+=)", h)) if h else {}  # kcat: a=1,b=2
+        F.check(len(k) + len(v) + len(h) <= DLQ_MAX, f"dead letter of {len(k) + len(v) + len(h)} bytes")
+        F.check("codeq.error" in hd and hd.get("codeq.source.topic") == jobs_t,
+                f"dead letter without its error or source: {list(hd)}")
+        by[k if not k.startswith("KKK") else "bigkey"] = (hd, v, k)
+    hd, v, _ = by.get("k-big", ({}, "", ""))
+    F.check(hd.get("codeq.value.truncated") == "true" and hd.get("codeq.value.size") == "1500000" and
+            hd.get("codeq.value.sha256") == hashlib.sha256(big_v.encode()).hexdigest() and
+            hd.get("h1") == "one" and hd.get("h2") == "two" and 50000 < len(v) < DLQ_MAX and
+            big_v.startswith(v), f"big: {sorted(hd)} value {len(v)}")
+    hd, v, k = by.get("bigkey", ({}, "", ""))
+    F.check(hd.get("codeq.key.truncated") == "true" and hd.get("codeq.key.size") == "60000" and
+            hd.get("codeq.key.sha256") == hashlib.sha256(big_k.encode()).hexdigest() and
+            0 < len(k) < 30000 and v == "V" * 60000 and hd.get("hk") == "x" and
+            "codeq.value.truncated" not in hd, f"bigkey: {sorted(hd)} key {len(k)} value {len(v)}")
+    hd, v, _ = by.get("k-bighdr", ({}, "", ""))
+    F.check("huge" not in hd and hd.get("small") == "s" and hd.get("codeq.headers.dropped") == "1 of 2" and
+            v == "W" * 1000, f"bighdr: {sorted(hd)} value {len(v)}")
+    hd, v, _ = by.get("k-plain", ({}, "", ""))
+    F.check(v == "not json" and hd.get("h") == "v" and not any("truncated" in x or "dropped" in x for x in hd),
+            f"plain: {sorted(hd)} {v!r}")
+    log = (s.logdir / "w1.log").read_text()
+    F.check(log.count("(aborting)") == 0, f"{log.count('(aborting)')} aborted transactions")
+    F.check(w.poll() is None, f"the worker exited ({w.returncode})")
+    print(f"{NAME}: {len(dl)} dead letters and {len(ids)} jobs in {time.monotonic() - t0:.1f} s", flush=True)
+    F.check(s.stop("w1") == 0, "the worker did not stop cleanly")
+finally:
+    s.kill_all()
+F.finish(NAME)

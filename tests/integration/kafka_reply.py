@@ -1,0 +1,186 @@
+"""A reply_to topic the worker cannot write costs that job only, never the worker (issue 11).
+On real brokers, each such job is answered internal_error on the results topic, naming the
+topic and the broker's reason, the jobs after it are answered, and the worker keeps running:
+
+  unknown   reply_to a topic that does not exist, the worker's producer not allowed to create
+            topics (-X allow.auto.create.topics=false; the shared broker auto-creates): the
+            topic stays absent. Before the metadata check in wrk_publish.c librdkafka held the
+            record 30 s (topic.metadata.propagation.max.ms) and every commit of the worker
+            waited with it: the whole group below must be answered within 20 s.
+  deleted   reply_to a topic that answered a first job, then is deleted while more jobs name it
+            (KRaft drops a deleted topic from the metadata at once: "marked for deletion" is
+            "unknown" to clients).
+  auto      a worker whose producer may create topics (librdkafka's producer default), reply_to
+            a topic not yet there: the broker creates it and the result is on it (the check
+            does not refuse a topic the producer would create).
+  acl       a second broker of this test only (scripts/kafka.sh on free ports, its own work
+            dir, StandardAuthorizer, allow.everyone.if.no.acl.found so the worker's other
+            topics and groups stay usable): one reply topic with WRITE denied to the worker's
+            principal (User:ANONYMOUS, PLAINTEXT), the record refused at delivery; one with
+            ALL denied, refused already when its metadata is asked.
+Bounded to about 2 minutes."""
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import SRC, Failures, run  # noqa: E402
+import kafka_admin as ka  # noqa: E402
+import kafka_test as kt  # noqa: E402
+
+NAME = "reply"
+F = Failures()
+kt.require_broker(NAME)
+sfx = uuid.uuid4().hex[:8]
+NO_CREATE = ["-X", "allow.auto.create.topics=false"]
+
+
+def make_topic(brokers, t):
+    """One-partition topic t (codeq topics makes four: t and three companions of it)."""
+    p = run(["topics", "-b", brokers, "--partitions", "1", "--jobs-topic", t, "--results-topic",
+             t + "-r", "--audit-topic", t + "-a", "--dlq-topic", t + "-d"], timeout=90)
+    if p.returncode != 0:
+        raise RuntimeError(f"codeq topics {t}: {p.stderr}")
+
+
+def read_topic(brokers, t):
+    p = subprocess.run(["kcat", "-b", brokers, "-C", "-t", t, "-e", "-o", "beginning", "-q",
+                        "-X", "isolation.level=read_committed"], capture_output=True, text=True,
+                       timeout=60)
+    return [line for line in p.stdout.splitlines() if line.strip()]
+
+
+def topic_exists(brokers, t):
+    """From the list of all topics: metadata asked for one topic by name would create it."""
+    p = subprocess.run(["kcat", "-b", brokers, "-L"], capture_output=True, text=True, timeout=30)
+    return f'topic "{t}" with' in p.stdout
+
+
+def wait_results(s, ids, limit):
+    t0 = time.monotonic()
+    res = {}
+    while time.monotonic() - t0 < limit:
+        res = {r["id"]: r for r in s.read("results")}
+        if set(ids) <= set(res):
+            break
+        time.sleep(0.5)
+    return res, time.monotonic() - t0
+
+
+def check_refused(res, jid, topic, reason):
+    r = res.get(jid) or {}
+    msg = r.get("message", "")
+    F.check(r.get("status") == "internal_error" and topic in msg and reason in msg,
+            f"{jid}: want internal_error naming {topic} and '{reason}': {r.get('status')} {msg!r}")
+
+
+def free_port():
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+s = kt.Setup(NAME, 1)
+sa = kt.Setup(NAME + "-auto", 1)
+absent, gone, auto = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto"))
+acl_env = None
+try:
+    # unknown + deleted, on the shared broker.
+    make_topic(kt.BROKERS, gone)
+    s.produce_jobs([{"id": "before", "code": "print(0)"},
+                    {"id": "gone-0", "code": "print('to gone')", "reply_to": gone}])
+    w1 = s.start("w1", "--slots", "1", *NO_CREATE)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60 and not read_topic(kt.BROKERS, gone):
+        time.sleep(0.5)
+    F.check(any('"id":"gone-0"' in x and '"status":"ok"' in x for x in read_topic(kt.BROKERS, gone)),
+            f"gone-0 was not answered on {gone} before its deletion")
+    ka.delete_topics(kt.BROKERS, [gone])
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and topic_exists(kt.BROKERS, gone):
+        time.sleep(0.5)
+    F.check(not topic_exists(kt.BROKERS, gone), f"{gone} still listed 30 s after its deletion")
+    group = [{"id": "unknown", "code": "print(1)", "reply_to": absent},
+             *[{"id": f"gone-{i}", "code": f"print({i})", "reply_to": gone} for i in (1, 2, 3)],
+             *[{"id": f"after-{i}", "code": f"print({i})"} for i in range(10)]]
+    s.produce_jobs(group)
+    ids = ["before"] + [j["id"] for j in group]
+    res, took = wait_results(s, ids, 90)
+    F.check(set(ids) <= set(res), f"never answered: {sorted(set(ids) - set(res))}")
+    F.check(took < 20, f"the group took {took:.1f} s (a 30 s hold would show here)")
+    check_refused(res, "unknown", absent, "Unknown topic")
+    F.check(not topic_exists(kt.BROKERS, absent), f"{absent} was created")
+    for i in (1, 2, 3):
+        check_refused(res, f"gone-{i}", gone, "Unknown topic")
+    F.check(all((res.get(i) or {}).get("status") == "ok" for i in ["before"] + [f"after-{k}" for k in range(10)]),
+            "the jobs around them were not all answered ok")
+    F.check(w1.poll() is None, f"w1 exited ({w1.returncode})")
+    lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), [i for i in ids if i != "gone-0"])
+    F.check(not lost and not dup and not bad, f"lost {lost} dup {dup} audit {bad}")
+    print(f"{NAME}: unknown + deleted: {len(ids)} answered in {took:.1f} s", flush=True)
+
+    # auto: the producer may create topics, so an absent one is created, not refused.
+    sa.produce_jobs([{"id": "auto", "code": "print('created')", "reply_to": auto}])
+    sa.start("w2", "--slots", "1")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60 and not any('"id":"auto"' in x for x in read_topic(kt.BROKERS, auto)):
+        time.sleep(0.5)
+    got = [x for x in read_topic(kt.BROKERS, auto) if '"id":"auto"' in x]
+    F.check(len(got) == 1 and '"status":"ok"' in got[0], f"auto: on {auto}: {got}")
+    F.check(not sa.read("results"), f"auto: something on the results topic: {sa.read('results')}")
+
+    # acl: a second broker with an authorizer, for this test only.
+    port, cport = free_port(), free_port()
+    work = pathlib.Path(f"/tmp/codeq-kafka-{NAME}-{sfx}")
+    work.mkdir()
+    (work / "acl.properties").write_text(
+        "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer\n"
+        "allow.everyone.if.no.acl.found=true\n")
+    acl_env = dict(os.environ, KAFKA_PORT=str(port), KAFKA_CONTROLLER_PORT=str(cport),
+                   KAFKA_WORK=str(work), KAFKA_HEAP_OPTS="-Xms128m -Xmx256m",
+                   KAFKA_EXTRA_PROPERTIES=str(work / "acl.properties"))
+    t0 = time.monotonic()
+    p = subprocess.run(["bash", str(SRC / "scripts" / "kafka.sh"), "start"], env=acl_env,
+                       capture_output=True, text=True, timeout=180)
+    if p.returncode != 0:
+        raise RuntimeError(f"second broker: {p.stderr[-800:]}")
+    b2 = p.stdout.split()[-1]
+    print(f"{NAME}: second broker (StandardAuthorizer) at {b2}, ready in {time.monotonic() - t0:.1f} s",
+          flush=True)
+    sc = kt.Setup(NAME + "-acl", 1, brokers=b2)
+    nowrite, noall = f"codeq.reply.nowrite-{sfx}", f"codeq.reply.noall-{sfx}"
+    make_topic(b2, nowrite)
+    make_topic(b2, noall)
+    ka.create_acl(b2, nowrite, "User:ANONYMOUS", ka.OP_WRITE, ka.DENY)
+    ka.create_acl(b2, noall, "User:ANONYMOUS", 2, ka.DENY)  # 2: ALL
+    jobs = [{"id": "nowrite", "code": "print(1)", "reply_to": nowrite},
+            {"id": "noall", "code": "print(2)", "reply_to": noall},
+            *[{"id": f"acl-after-{i}", "code": f"print({i})"} for i in range(5)]]
+    sc.produce_jobs(jobs)
+    w3 = sc.start("w3", "--slots", "1")
+    res, took = wait_results(sc, [j["id"] for j in jobs], 60)
+    F.check(set(j["id"] for j in jobs) <= set(res), f"acl: never answered: {sorted(set(j['id'] for j in jobs) - set(res))}")
+    check_refused(res, "nowrite", nowrite, "Topic authorization failed")
+    check_refused(res, "noall", noall, "Topic authorization failed")
+    F.check(all((res.get(f"acl-after-{i}") or {}).get("status") == "ok" for i in range(5)),
+            "acl: the jobs after them were not all answered ok")
+    F.check(w3.poll() is None, f"w3 exited ({w3.returncode})")
+    F.check(not read_topic(b2, nowrite), f"something reached {nowrite}")
+    print(f"{NAME}: acl: {len(jobs)} answered in {took:.1f} s", flush=True)
+    F.check(s.stop("w1") == 0 and sa.stop("w2") == 0 and sc.stop("w3") == 0,
+            "workers did not stop cleanly")
+finally:
+    for x in (s, sa):
+        x.kill_all()
+    if acl_env:
+        if "sc" in dir():
+            sc.kill_all()
+        subprocess.run(["bash", str(SRC / "scripts" / "kafka.sh"), "stop"], env=acl_env,
+                       capture_output=True, timeout=60)
+        shutil.rmtree(acl_env["KAFKA_WORK"], ignore_errors=True)
+F.finish(NAME)
