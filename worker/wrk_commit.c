@@ -246,8 +246,12 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
         {"transactional.id", txid},
         {"transaction.timeout.ms", "10000"},
         {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
+        /* a job's reply_to never makes the worker create a topic: unknown is refused */
+        {"allow.auto.create.topics", "false"},
     };
-    if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
+    /* Ours over wrk_kafka_conf's defaults, then the operator's -X over ours. */
+    if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0 ||
+        wrk_kafka_set_all(conf, cm->c->kafka.props, (size_t)cm->c->kafka.nprops, err, errlen) < 0) {
         rd_kafka_conf_destroy(conf);
         return NULL;
     }

@@ -227,7 +227,7 @@ void wrk_part_batch_end(wrk_part *p, bool committed, void (*release)(wrk_entry *
     }
     size_t drop = 0;
     while (drop < p->n && p->e[drop].offset < p->batch_offset) release(&p->e[drop++]);
-    memmove(p->e, p->e + drop, (p->n - drop) * sizeof *p->e);
+    if (drop) memmove(p->e, p->e + drop, (p->n - drop) * sizeof *p->e); /* e may be NULL */
     p->n -= drop;
     p->watermark = p->batch_offset;
     p->lease = p->batch_lease;

@@ -3,14 +3,13 @@ On real brokers, each such job is answered internal_error on the results topic, 
 topic and the broker's reason, the jobs after it are answered, and the worker keeps running:
 
   unknown   reply_to a topic that does not exist, the worker's producer not allowed to create
-            topics (-X allow.auto.create.topics=false; the shared broker auto-creates): the
-            topic stays absent. Before the metadata check in wrk_publish.c librdkafka held the
+            topics (its default; the shared broker auto-creates): the topic stays absent. Before the metadata check in wrk_publish.c librdkafka held the
             record 30 s (topic.metadata.propagation.max.ms) and every commit of the worker
             waited with it: the whole group below must be answered within 20 s.
   deleted   reply_to a topic that answered a first job, then is deleted while more jobs name it
             (KRaft drops a deleted topic from the metadata at once: "marked for deletion" is
             "unknown" to clients).
-  auto      a worker whose producer may create topics (librdkafka's producer default), reply_to
+  auto      a worker whose producer may create topics (-X allow.auto.create.topics=true), reply_to
             a topic not yet there: the broker creates it and the result is on it (the check
             does not refuse a topic the producer would create).
   acl       a second broker of this test only (scripts/kafka.sh on free ports, its own work
@@ -37,7 +36,7 @@ NAME = "reply"
 F = Failures()
 kt.require_broker(NAME)
 sfx = uuid.uuid4().hex[:8]
-NO_CREATE = ["-X", "allow.auto.create.topics=false"]
+NO_CREATE = []  # the worker's default: its producer never creates topics
 
 
 def make_topic(brokers, t):
@@ -126,7 +125,7 @@ try:
 
     # auto: the producer may create topics, so an absent one is created, not refused.
     sa.produce_jobs([{"id": "auto", "code": "print('created')", "reply_to": auto}])
-    sa.start("w2", "--slots", "1")
+    sa.start("w2", "--slots", "1", "-X", "allow.auto.create.topics=true")
     t0 = time.monotonic()
     while time.monotonic() - t0 < 60 and not any('"id":"auto"' in x for x in read_topic(kt.BROKERS, auto)):
         time.sleep(0.5)
