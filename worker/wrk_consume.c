@@ -246,6 +246,7 @@ static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = from;
     rd_kafka_error_t *e = NULL;
+    rd_kafka_resume_partitions(w->k, l); /* whoever paused it, it must fetch */
     if (p->restarts++ % 2 == 0) {
         e = rd_kafka_seek_partitions(w->k, l, 5000);
     } else if (!(e = rd_kafka_incremental_unassign(w->k, l))) {
@@ -262,9 +263,10 @@ static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
 }
 
 /* A partition we hold with records waiting, from which nothing arrived for STALL_MS while
- * the worker was idle, is stalled (seen after long broker outages: librdkafka 2.0.2 kept an
- * assigned partition without fetching for good, and no other worker could take it). Checked
- * only when idle, every STALL_CHECK_MS, with one watermark query per partition. */
+ * the worker was idle, is stalled; no other worker can take its jobs while we hold it. The
+ * one cause found (a pause that outlived a lost assignment, see wrk_rebalance.c) is fixed at
+ * its source; this catches the class: resume, restart the fetch, and say so. Checked only
+ * when idle, every STALL_CHECK_MS, with one watermark query per partition. */
 static void watchdog(wrk_worker *w, uint64_t *next)
 {
     uint64_t now = wrk_now_ms();

@@ -102,6 +102,11 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
         log_parts("assigned", l);
     }
     rd_kafka_topic_partition_list_destroy(c);
+    /* librdkafka keeps a partition's pause across unassign and assign: one we paused (back-
+     * pressure) before it was lost or revoked would come back paused, while our new view of it
+     * says it is not, and nothing would ever resume it (seen after broker outages: assigned,
+     * records waiting, nothing fetched, for good). Resumed before the assign starts its fetch. */
+    rd_kafka_resume_partitions(w->k, l);
     rd_kafka_error_t *e = rd_kafka_incremental_assign(w->k, l);
     if (e) {
         wrk_worker_fatal(w, "codeq: worker: assign: %s", rd_kafka_error_string(e));
