@@ -53,13 +53,16 @@ const char *__lsan_default_suppressions(void)
 }
 
 enum { RUN_OK = 0, RUN_VIOLATION = 1, RUN_TIMEOUT = 2, RUN_SIGNAL = 3 };
-enum { MODE_GUARD = 0, MODE_BARE = 1 };
+enum { MODE_GUARD = 0, MODE_BARE = 1, MODE_GUARD_ALONE = 2 };
 
 /* Run-time features for libFuzzer: one counter per hashed audit event / outcome. */
 __attribute__((used, section("__libfuzzer_extra_counters"))) static uint8_t extra[4096];
 
 static val_policy *policy;
+/* What happened to the inputs, printed at exit: the share that reaches the guard at all. */
+static unsigned long n_inputs, n_run, n_kind[4], n_refused;
 static const char *policy_name = "strict";
+static int use_static = 1; /* CODEQ_FUZZ_GUARD_STATIC=off: the guard alone (see README) */
 static pid_t runner = -1;
 static int to_runner = -1, from_runner = -1;
 
@@ -243,10 +246,10 @@ static int selftest_file(const char *path, uint8_t **buf, size_t *len)
     return *buf ? 0 : -1;
 }
 
-/* Every *.py in dir run through the full stack (validator, then guard + oracle); counts
- * rejected/ran, and fails on a violation, or (want_accept) on a rejection or a run that
- * did not end with status 0. */
-static int selftest_dir(const char *dir, int want_accept, int *checked)
+/* Every *.py in dir run through the full stack (validator, then guard + oracle), or with
+ * statics 0 the guard alone; counts rejected/ran, and fails on a violation, or
+ * (want_accept) on a rejection or a run that did not end with status 0. */
+static int selftest_dir(const char *dir, int want_accept, int statics, int *checked)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -268,7 +271,7 @@ static int selftest_dir(const char *dir, int want_accept, int *checked)
             continue;
         }
         (*checked)++;
-        if (!validator_accepts(buf, len)) {
+        if (statics && !validator_accepts(buf, len)) {
             rejected++;
             if (want_accept) {
                 fprintf(stderr, "fuzz_guard: self-test: %s rejected by the validator\n", path);
@@ -283,7 +286,8 @@ static int selftest_dir(const char *dir, int want_accept, int *checked)
         snprintf(path + strlen(path) - 3, 8, ".stdin");
         if (selftest_file(path, &in, &inlen) < 0)
             inlen = 0;
-        int kind = run_stdin(MODE_GUARD, buf, len, in ? in : buf, inlen, text, sizeof text);
+        int kind = run_stdin(statics ? MODE_GUARD : MODE_GUARD_ALONE, buf, len, in ? in : buf,
+                             inlen, text, sizeof text);
         free(buf);
         free(in);
         if (kind == RUN_VIOLATION || (want_accept && (kind != RUN_OK || !strstr(text, "X 0\n")))) {
@@ -292,8 +296,8 @@ static int selftest_dir(const char *dir, int want_accept, int *checked)
         }
     }
     closedir(d);
-    fprintf(stderr, "fuzz_guard: self-test: %s: %d rejected statically, %d ran under the "
-            "guard, %d failures\n", dir, rejected, ran, bad);
+    fprintf(stderr, "fuzz_guard: self-test: %s%s: %d rejected statically, %d ran under the "
+            "guard, %d failures\n", dir, statics ? "" : " (static rules off)", rejected, ran, bad);
     return bad;
 }
 
@@ -308,6 +312,12 @@ static int self_test(void)
         if (bare != RUN_VIOLATION) {
             fprintf(stderr, "fuzz_guard: self-test: the oracle missed (guard off, kind %d):\n"
                     "%s%s\n", bare, dangerous[i].src, text);
+            bad++;
+        } else if (!strstr(text, "\nF ") ||
+                   strcmp(strstr(text, "\nF "), "\nF main.py\nF stderr.txt") != 0) {
+            /* stopped before it ran: main.py not removed, nothing written or made */
+            fprintf(stderr, "fuzz_guard: self-test: the oracle fired too late (files left):\n"
+                    "%s%s\n", dangerous[i].src, text);
             bad++;
         } else {
             fprintf(stderr, "fuzz_guard: self-test: oracle fired: %.*s\n",
@@ -331,11 +341,21 @@ static int self_test(void)
     const char *src = getenv("CODEQ_SOURCE_DIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/tests/validator/benign", src ? src : ".");
-    bad += selftest_dir(dir, 1, &checked);
+    bad += selftest_dir(dir, 1, 1, &checked);
+    bad += selftest_dir(dir, 1, 0, &checked);
     snprintf(dir, sizeof dir, "%s/tests/validator/bypass", src ? src : ".");
-    bad += selftest_dir(dir, 0, &checked);
+    bad += selftest_dir(dir, 0, 1, &checked);
+    bad += selftest_dir(dir, 0, 0, &checked);
     fprintf(stderr, "fuzz_guard: self-test: %d checks, %d failures\n", checked, bad);
     return bad ? 1 : 0;
+}
+
+static void print_stats(void)
+{
+    fprintf(stderr, "fuzz_guard: %lu inputs, %lu accepted by the validator and run: %lu ended, "
+            "%lu of them stopped by the guard (a 'codeq guard' error), %lu timed out, "
+            "%lu killed by a signal\n", n_inputs, n_run, n_kind[RUN_OK], n_refused,
+            n_kind[RUN_TIMEOUT], n_kind[RUN_SIGNAL]);
 }
 
 /* ---- libFuzzer entry points ---------------------------------------------------------- */
@@ -355,6 +375,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     val_cache_enable(0);
     const char *name = getenv("CODEQ_FUZZ_GUARD_POLICY");
     policy_name = name && *name ? name : "strict";
+    const char *statics = getenv("CODEQ_FUZZ_GUARD_STATIC");
+    use_static = !(statics && strcmp(statics, "off") == 0);
     policy = val_policy_load(policy_name, err, sizeof err);
     if (!policy) {
         fprintf(stderr, "fuzz_guard: policy: %s\n", err);
@@ -365,19 +387,25 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (int i = 1; i < *argc; i++)
         if (strcmp((*argv)[i], "--self-test") == 0)
             exit(self_test());
+    atexit(print_stats);
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!validator_accepts(data, size))
+    n_inputs++;
+    if (use_static && !validator_accepts(data, size))
         return 0;
     char text[8192];
-    int kind = run_program(MODE_GUARD, data, size, text, sizeof text);
+    int kind = run_program(use_static ? MODE_GUARD : MODE_GUARD_ALONE, data, size, text,
+                           sizeof text);
+    n_run++;
+    n_kind[kind & 3]++;
+    n_refused += strstr(text, "codeq guard") != NULL;
     if (kind == RUN_VIOLATION) {
-        fprintf(stderr, "fuzz_guard: the validator (policy %s) accepted and the guard let this "
-                "program reach a forbidden operation:\n----\n%.*s\n----\noracle: %s\n",
-                policy_name, (int)(size < 4000 ? size : 4000), (const char *)data, text);
+        fprintf(stderr, "fuzz_guard: %s (policy %s) let this program reach a forbidden "
+                "operation:\n----\n%.*s\n----\noracle: %s\n",
+                use_static ? "the validator and the guard" : "the guard alone", policy_name, (int)(size < 4000 ? size : 4000), (const char *)data, text);
         abort();
     }
     record_features(kind, text);

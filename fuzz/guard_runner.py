@@ -14,12 +14,15 @@
 #
 # Protocol on stdin/stdout (all integers little-endian u32):
 #   harness -> runner, once: the policy's guard (val_policy_guard) as len + bytes
-#   harness -> runner, per program: mode (0 guard on, 1 guard off: main.py run directly),
+#   harness -> runner, per program: mode (0 guard on, 1 guard off: main.py run directly,
+#                                   2 guard on but the static rules were skipped: the
+#                                   attribute reads only they can refuse are not judged),
 #                                   len + bytes of main.py, len + bytes of its stdin
 #   runner -> harness, per program: kind (0 ran, 1 oracle violation, 2 timed out,
 #                                   3 killed by a signal), len + text: for a violation the
 #                                   oracle's report, else one line per distinct audit event
-#                                   seen ("E name"), "X status", and "L <last stderr line>".
+#                                   seen ("E name"), "X status", and "L <last stderr line>";
+#                                   then "F name" for each file left in its directory.
 import os
 import resource
 import signal
@@ -78,12 +81,14 @@ FORBIDDEN_PREFIXES = ("socket.", "ctypes.", "shutil.", "mmap.", "fcntl.", "resou
                       "imaplib.", "poplib.", "nntplib.", "telnetlib.", "webbrowser.",
                       "_winapi.", "winreg.", "msvcrt.")
 # Raised by main.py's own code, these mean it holds something the static rules refuse.
-FORBIDDEN_FROM_JOB = frozenset({"exec", "compile", "function.__new__", "sys._getframe",
+# Not "compile": compiling runs nothing, and CPython raises it from C on main.py's frame
+# when it prints a traceback's carets (an exception ignored in __del__); running is "exec".
+FORBIDDEN_FROM_JOB = frozenset({"exec", "function.__new__", "sys._getframe",
                                 "marshal.loads", "marshal.load", "pickle.find_class"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
-def make_oracle(policy, workdir, report_fd, guard_on):
+def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
     """The oracle hook. Everything it uses is bound here, before any job code exists: the job
     can neither reach nor change it (CPython offers no way to list or remove audit hooks)."""
     getframe, realpath, fsdecode = sys._getframe, os.path.realpath, os.fsdecode
@@ -206,7 +211,7 @@ def make_oracle(policy, workdir, report_fd, guard_on):
         if event in FORBIDDEN_FROM_JOB and direct_job(depth):
             violation(f"{event} raised by main.py itself")
         if event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and \
-                denied_attr(args[1]) and direct_job(depth):
+                static_checked and denied_attr(args[1]) and direct_job(depth):
             violation(f"{event} {args[1]!r} read or written by main.py itself")
         if event == "import" and type(args[0]) is str and not args[0].startswith("_") and \
                 args[0].partition(".")[0] not in allowed and job_frame(depth):
@@ -251,11 +256,11 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
         os.setgid(65534)
         os.setuid(65534)
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    hook = make_oracle(policy, os.path.realpath(workdir), report_w, mode == 0)
+    hook = make_oracle(policy, os.path.realpath(workdir), report_w, mode != 1, mode != 2)
     sys.addaudithook(hook)  # first: before anything of the guard or the job exists
     main = type(sys)("__main__")
     sys.modules["__main__"] = main
-    if mode == 0:
+    if mode != 1:
         name, code = PRELUDE, prelude_code
     else:
         name, code = "main.py", compile(program, os.path.join(workdir, "main.py"), "exec",
@@ -327,19 +332,25 @@ def run_one(mode, program, stdin, prelude_code, policy, base):
     text = out.decode("utf-8", "backslashreplace")
     lines = [x for x in text.splitlines() if x]
     tail = last_line(os.path.join(workdir, "stderr.txt"))
-    for name in os.listdir(workdir):
-        os.unlink(os.path.join(workdir, name))
+    names = sorted(os.listdir(workdir))
+    files = "".join(f"\nF {n}" for n in names)  # what the program left: the self-test's proof
+    for name in names:
+        path = os.path.join(workdir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.rmdir(path)  # an empty directory at most: nobody, 1 MiB files, 5 s
+        else:
+            os.unlink(path)
     os.rmdir(workdir)
     violations = [x for x in lines if x.startswith("V ")]
     if violations:
-        return 1, violations[0][2:] + "\n" + tail
+        return 1, violations[0][2:] + "\n" + tail + files
     if status == -1:
         return 2, tail
     if os.WIFSIGNALED(status):
         return 3, f"signal {os.WTERMSIG(status)}\n{tail}"
     lines.append(f"X {os.waitstatus_to_exitcode(status)}")
     lines.append(f"L {tail}")
-    return 0, "\n".join(lines)
+    return 0, "\n".join(lines) + files
 
 
 def main():
