@@ -63,6 +63,7 @@ static val_policy *policy;
 static unsigned long n_inputs, n_run, n_kind[4], n_refused;
 static const char *policy_name = "strict";
 static int use_static = 1; /* CODEQ_FUZZ_GUARD_STATIC=off: the guard alone (see README) */
+static int verbose;        /* CODEQ_FUZZ_GUARD_VERBOSE=1: print each run's outcome */
 static pid_t runner = -1;
 static int to_runner = -1, from_runner = -1;
 
@@ -211,7 +212,9 @@ static int validator_accepts(const uint8_t *data, size_t size)
 /* Each does a forbidden operation the oracle must see with the guard off. With the guard on
  * and the static rules skipped, the guard must refuse it first, unless `guard_holds` is 0:
  * CPython cannot hide attributes like a function's __code__ (docs/validator.md), those are
- * the static rules' job. Through the full stack (validator, then guard) none may trip it. */
+ * the static rules' job. Through the full stack (validator, then guard) none may trip it.
+ * The stopped runs must leave their directory as it was (main.py, stderr.txt): the oracle
+ * aborts before the operation, not after. */
 static const struct {
     const char *src;
     int guard_holds;
@@ -232,6 +235,16 @@ static const struct {
     {"import random\ng = random.Random.__init__.__globals__\ng['_os'].system('true')\n", 1},
     {"def f(): pass\nprint(f.__code__)\n", 0},
     {"def g(): yield 1\nprint(g().gi_frame)\n", 0},
+};
+
+/* Escapes that need no audited operation to be useful: the oracle judges what main.py's
+ * globals hold when it ends. Run under the guard with the static rules skipped (each is one
+ * they refuse), in the full-stack mode, each must trip it. */
+static const char *const held[] = {
+    "import random\ng = random.Random.__init__.__globals__\n",
+    "import random\nos = random.Random.__init__.__globals__['_os']\n",
+    "b = [print.__self__]\n",
+    "b = abs.__self__.__dict__['__import__']\n",
 };
 
 static int selftest_file(const char *path, uint8_t **buf, size_t *len)
@@ -323,11 +336,11 @@ static int self_test(void)
             fprintf(stderr, "fuzz_guard: self-test: oracle fired: %.*s\n",
                     (int)strcspn(text, "\n"), text);
         }
-        int guarded = run_program(MODE_GUARD, p, n, text, sizeof text);
-        if ((guarded == RUN_VIOLATION) == dangerous[i].guard_holds || guarded > RUN_VIOLATION) {
-            fprintf(stderr, "fuzz_guard: self-test: guard alone (kind %d, expected %s):\n%s%s\n",
-                    guarded, dangerous[i].guard_holds ? "refused" : "oracle", dangerous[i].src,
-                    text);
+        int guarded = dangerous[i].guard_holds
+                          ? run_program(MODE_GUARD_ALONE, p, n, text, sizeof text) : RUN_OK;
+        if (guarded != RUN_OK) {
+            fprintf(stderr, "fuzz_guard: self-test: the guard alone did not refuse (kind %d):"
+                    "\n%s%s\n", guarded, dangerous[i].src, text);
             bad++;
         }
         if (validator_accepts(p, n) &&
@@ -337,6 +350,19 @@ static int self_test(void)
             bad++;
         }
         checked += 3;
+    }
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++) {
+        int kind = run_program(MODE_GUARD, (const uint8_t *)held[i], strlen(held[i]), text,
+                               sizeof text);
+        if (kind != RUN_VIOLATION) {
+            fprintf(stderr, "fuzz_guard: self-test: the oracle missed what main.py held (kind "
+                    "%d):\n%s%s\n", kind, held[i], text);
+            bad++;
+        } else {
+            fprintf(stderr, "fuzz_guard: self-test: oracle fired: %.*s\n",
+                    (int)strcspn(text, "\n"), text);
+        }
+        checked++;
     }
     const char *src = getenv("CODEQ_SOURCE_DIR");
     char dir[4096];
@@ -377,6 +403,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     policy_name = name && *name ? name : "strict";
     const char *statics = getenv("CODEQ_FUZZ_GUARD_STATIC");
     use_static = !(statics && strcmp(statics, "off") == 0);
+    verbose = getenv("CODEQ_FUZZ_GUARD_VERBOSE") != NULL;
     policy = val_policy_load(policy_name, err, sizeof err);
     if (!policy) {
         fprintf(stderr, "fuzz_guard: policy: %s\n", err);
@@ -408,6 +435,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 use_static ? "the validator and the guard" : "the guard alone", policy_name, (int)(size < 4000 ? size : 4000), (const char *)data, text);
         abort();
     }
+    if (verbose)
+        fprintf(stderr, "fuzz_guard: kind %d:\n%s\n", kind, text);
     record_features(kind, text);
     return 0;
 }

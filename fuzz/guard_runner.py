@@ -21,10 +21,12 @@
 #   runner -> harness, per program: kind (0 ran, 1 oracle violation, 2 timed out,
 #                                   3 killed by a signal), len + text: for a violation the
 #                                   oracle's report, else one line per distinct audit event
-#                                   seen ("E name"), "X status", and "L <last stderr line>";
+#                                   seen ("E name"), "X status", "L <last stderr line>" and
+#                                   "O <last stdout line>";
 #                                   then "F name" for each file left in its directory.
 import os
 import resource
+import shutil
 import signal
 import struct
 import sys
@@ -89,25 +91,68 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
 def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
-    """The oracle hook. Everything it uses is bound here, before any job code exists: the job
-    can neither reach nor change it (CPython offers no way to list or remove audit hooks)."""
-    getframe, realpath, fsdecode = sys._getframe, os.path.realpath, os.fsdecode
-    write, abort, sep, addhook = os.write, os.abort, os.sep, sys.addaudithook
-    allowed = frozenset(policy["modules"])
-    harmless = frozenset(policy["harmless_dunders"])
-    introspection = frozenset(policy["introspection"])
+    """The oracle hook. Everything it uses is bound here, before any job code exists, and
+    none of it is state a program could change: no module global, no builtin looked up at
+    call time (a program that writes into a module's globals or the builtins, as
+    enum.global_enum could, must not blind the oracle), no os.path (Python code reading its
+    module's globals): paths are resolved here with lstat/readlink. The job can neither reach
+    nor remove the hook (CPython offers no way to list or remove audit hooks)."""
+    getframe, write, abort, addhook = sys._getframe, os.write, os.abort, sys.addaudithook
+    lstat, readlink = os.lstat, os.readlink
+    _type, _issubclass, _repr, _len, _range = type, issubclass, repr, len, range
+    _str, _bytes, _int, _float, _bool, _frozenset = str, bytes, int, float, bool, frozenset
+    _tuple, _OSError, _set, _getattr, _id = tuple, OSError, set, getattr, id
+    forbidden, prefixes, from_job = FORBIDDEN_EVENTS, FORBIDDEN_PREFIXES, FORBIDDEN_FROM_JOB
+    write_flags, prelude = WRITE_FLAGS, PRELUDE
+    allowed = _frozenset(policy["modules"])
+    harmless = _frozenset(policy["harmless_dunders"])
+    introspection = _frozenset(policy["introspection"])
     files_workdir = policy["files"] == "workdir"
-    roots = tuple(r for r in (realpath(p) for p in sys.path if isinstance(p, str) and p)
-                  if r != workdir and not r.startswith(workdir + sep))
-    own = (workdir + sep + "main.py", workdir + sep + PRELUDE)
-    seen = set()
+    seen = _set()
     busy = [False]
 
+    def resolve(path):
+        """The absolute path with every symbolic link followed (like os.path.realpath, whose
+        module globals a program could have replaced); parts that do not exist are kept as
+        written. Relative paths are from the working directory (os.chdir is forbidden)."""
+        if _type(path) is _bytes:
+            path = _bytes.decode(path, "utf-8", "surrogateescape")
+        todo = (path if _str.startswith(path, "/") else workdir + "/" + path).split("/")[::-1]
+        out, hops = [], 0
+        while todo:
+            part = todo.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if out:
+                    out.pop()
+                continue
+            here = "/" + "/".join(out + [part])
+            try:
+                link = (lstat(here).st_mode & 0o170000) == 0o120000
+            except _OSError:
+                link = False
+            if not link:
+                out.append(part)
+                continue
+            hops += 1
+            if hops > 40:
+                return "/<symlink loop>"
+            target = readlink(here)
+            if _str.startswith(target, "/"):
+                out = []
+            todo.extend(target.split("/")[::-1])
+        return "/" + "/".join(out)
+
+    roots = _tuple(r for r in (resolve(p) for p in sys.path if _type(p) is _str and p)
+                   if r != workdir and not _str.startswith(r, workdir + "/"))
+    own = (workdir + "/main.py", workdir + "/" + prelude)
+
     def under(path, root):
-        return path == root or path.startswith(root + sep)
+        return path == root or _str.startswith(path, root + "/")
 
     def violation(what):
-        write(report_fd, b"V " + what.encode("utf-8", "backslashreplace")[:4000] + b"\n")
+        write(report_fd, b"V " + _str.encode(what, "utf-8", "backslashreplace")[:4000] + b"\n")
         abort()
 
     # Nothing here may run the job's code (a __repr__, a __class__ property, a metaclass):
@@ -115,62 +160,71 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
     # type()/issubclass of exact types, and only exact builtin values are shown.
     def plain(path):
         """The path FileIO/listdir will use: an exact str or bytes copy, or None."""
-        if issubclass(type(path), str):
-            return str.__str__(path)
-        if issubclass(type(path), bytes):
-            return bytes.__bytes__(path) if type(path) is not bytes else path
+        if _issubclass(_type(path), _str):
+            return _str.__str__(path)
+        if _issubclass(_type(path), _bytes):
+            return _bytes.__bytes__(path) if _type(path) is not _bytes else path
         return None
 
     def shown(args):
-        return "(" + ", ".join(repr(a)[:200] if type(a) in (str, bytes, int, float, bool)
-                               or a is None else "<" + type.__repr__(type(a)) + ">"
+        return "(" + ", ".join(_repr(a)[:200] if _type(a) in (_str, _bytes, _int, _float, _bool)
+                               or a is None else "<" + _type.__repr__(_type(a)) + ">"
                                for a in args[:4]) + ")"
 
     def read_ok(path):
-        real = realpath(path)
-        real = fsdecode(real) if isinstance(real, bytes) else real
+        real = resolve(path)
         if files_workdir and under(real, workdir):
             return True
-        return real in own or any(under(real, r) for r in roots)
+        if real in own:
+            return True
+        for r in roots:
+            if under(real, r):
+                return True
+        return False
 
     def open_ok(path, mode, flags):
-        if type(path) is int:
+        if _type(path) is _int:
             return 0 <= path <= 2  # the standard streams, which CPython reopens by number
         p = plain(path)
         if p is None:
             return False
-        writing = (isinstance(flags, int) and flags & WRITE_FLAGS) or \
-            any(ch in (mode if isinstance(mode, str) else "w") for ch in "wax+")
-        real = realpath(p)
-        real = fsdecode(real) if isinstance(real, bytes) else real
+        writing = (_type(flags) is _int and flags & write_flags) or _type(mode) is not _str
+        for ch in "wax+":
+            writing = writing or (_type(mode) is _str and ch in mode)
         if writing:
-            return files_workdir and under(real, workdir)
+            return files_workdir and under(resolve(p), workdir)
         return read_ok(p)
 
-    def job_frame(depth):
-        """Whether the code that raised the event is main.py's own (importlib's and the
-        guard's frames in between skipped)."""
+    def is_job(name):
+        return name == "main.py" or _str.endswith(name, "/main.py")
+
+    def job_import(depth):
+        """Who asked for the module being imported, importlib's frames skipped: 2 when
+        main.py called the real __import__ itself (no guard in between), 1 when it did
+        through the guard's __import__, 0 when library code did."""
         f = getframe(depth)
-        for _ in range(200):
+        via_guard = False
+        for _ in _range(200):
             if f is None:
-                return False
+                return 0
             name = f.f_code.co_filename
-            if name == "main.py" or name.endswith(sep + "main.py"):
-                return True
-            if not (name.startswith("<frozen importlib") or name.endswith(PRELUDE)):
-                return False
+            if is_job(name):
+                return 1 if via_guard else 2
+            if _str.endswith(name, prelude):
+                via_guard = True
+            elif not _str.startswith(name, "<frozen importlib"):
+                return 0
             f = f.f_back
-        return False
+        return 0
 
     def direct_job(depth):
         f = getframe(depth)
-        name = f.f_code.co_filename if f is not None else ""
-        return name == "main.py" or name.endswith(sep + "main.py")
+        return f is not None and is_job(f.f_code.co_filename)
 
     def denied_attr(name):
-        if type(name) is not str:
+        if _type(name) is not _str:
             return True
-        if name.startswith("__") and name.endswith("__") and len(name) > 4:
+        if _str.startswith(name, "__") and _str.endswith(name, "__") and _len(name) > 4:
             return name not in harmless
         return name in introspection
 
@@ -190,12 +244,12 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
                 addhook(lambda e, a: hook(e, a, True))
         finally:
             busy[0] = False
-        if event not in seen and len(seen) < 256:
+        if event not in seen and _len(seen) < 256:
             seen.add(event)
-            write(report_fd, b"E " + event.encode("utf-8", "backslashreplace") + b"\n")
+            write(report_fd, b"E " + _str.encode(event, "utf-8", "backslashreplace") + b"\n")
 
     def check(event, args, depth):
-        if event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
+        if event in forbidden or _str.startswith(event, prefixes):
             if event == "sys.addaudithook" and guard_on and not chained[0]:
                 return  # the guard's own hook (and ours after it) as main.py starts
             violation(f"{event} {shown(args)}")
@@ -205,25 +259,69 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
             p = plain(args[0])
             if p is None or not read_ok(p):
                 violation(f"{event} {shown(args)}")
-        if event == "pickle.find_class" and (type(args[0]) is not str or
-                                             args[0].partition(".")[0] not in allowed):
+        if event == "pickle.find_class" and (_type(args[0]) is not _str or
+                                             _str.partition(args[0], ".")[0] not in allowed):
             violation(f"{event} {shown(args)}")
-        if event in FORBIDDEN_FROM_JOB and direct_job(depth):
+        if event in from_job and direct_job(depth):
             violation(f"{event} raised by main.py itself")
         if event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and \
                 static_checked and denied_attr(args[1]) and direct_job(depth):
             violation(f"{event} {args[1]!r} read or written by main.py itself")
-        if event == "import" and type(args[0]) is str and not args[0].startswith("_") and \
-                args[0].partition(".")[0] not in allowed and job_frame(depth):
-            violation(f"import of {args[0]!r} on behalf of main.py")
+        if event == "import" and _type(args[0]) is _str and \
+                _str.partition(args[0], ".")[0] not in allowed:
+            # Through the guard's __import__, private helpers are loaded for C code of allowed
+            # modules and the job gets an empty stand-in; the real __import__ gives it all.
+            who = job_import(depth)
+            if who == 2 or (who == 1 and not _str.startswith(args[0], "_")):
+                violation(f"import of {args[0]!r} by main.py"
+                          f"{'' if who == 1 else ' with the real __import__'}")
         if event == "exec" and guard_on and not started[0]:
-            code = args[0]
-            if getattr(code, "co_filename", None) == "main.py":
+            if _getattr(args[0], "co_filename", None) == "main.py":
                 started[0] = True
 
     started = [not guard_on]
     chained = [False]
-    return hook
+
+    # What the program must never hold, by identity: escapes that need no audited operation
+    # to be useful (another module's globals, the real __import__) are judged when it ends.
+    modules, module_type = sys.modules, _type(sys)
+    import builtins
+    real = {id(v): n for n, v in vars(builtins).items()
+            if n in ("__import__", "eval", "exec", "compile", "open", "breakpoint", "globals",
+                     "locals", "vars", "getattr", "setattr", "delattr", "hasattr")}
+    real[id(builtins.__dict__)] = "the builtins' dict"
+    frame_types = (_type(getframe()), _type(hook.__code__))
+    _list, _dict, _vars = list, dict, vars
+    containers = (_list, _tuple, _dict, _set, _frozenset)
+
+    def held_by(namespace):
+        """After the program ran: the first forbidden object its module's globals hold
+        (directly, or one container deep), or None."""
+        loaded = [(n, m) for n, m in _list(_dict.items(modules))
+                  if _type(m) is module_type and n != "__main__"]
+        module_ids = {_id(m): n for n, m in loaded}
+        globals_of = {_id(_vars(m)): n for n, m in loaded}
+        values = _list(_dict.values(namespace))
+        for v in _list(values):
+            if _type(v) in containers:
+                values.extend(_list(_dict.values(v) if _type(v) is _dict else v)[:1000])
+        for v in values[:5000]:
+            if _type(v) is module_type and _id(v) in module_ids:
+                return f"the real module {module_ids[_id(v)]} (not the guard's proxy)"
+            if _id(v) in globals_of and v is not namespace:
+                return f"the globals of module {globals_of[_id(v)]}"
+            if _id(v) in real:
+                return f"the real {real[_id(v)]}"
+            if static_checked and _type(v) in frame_types:
+                return f"a {_type.__repr__(_type(v))}"
+        return None
+
+    def judge_end(namespace):
+        what = held_by(namespace) if guard_on and static_checked else None
+        if what:
+            violation(f"main.py ended holding {what}")
+
+    return hook, judge_end
 
 
 def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
@@ -241,7 +339,7 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
     else:
         os.dup2(null, 0)
     err = os.open("stderr.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(null, 1)
+    os.dup2(os.open("stdout.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
     os.dup2(err, 2)
     os.closerange(3, report_w)
     os.closerange(report_w + 1, 1 << 16)
@@ -256,10 +354,12 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
         os.setgid(65534)
         os.setuid(65534)
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    hook = make_oracle(policy, os.path.realpath(workdir), report_w, mode != 1, mode != 2)
+    hook, judge_end = make_oracle(policy, os.path.realpath(workdir), report_w, mode != 1,
+                                  mode != 2)
     sys.addaudithook(hook)  # first: before anything of the guard or the job exists
+    modules = sys.modules  # the dict itself: the guard puts main.py's module in it
     main = type(sys)("__main__")
-    sys.modules["__main__"] = main
+    modules["__main__"] = main
     if mode != 1:
         name, code = PRELUDE, prelude_code
     else:
@@ -275,6 +375,7 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
     except BaseException:
         sys.excepthook(*sys.exc_info())
         status = 1
+    judge_end(vars(modules["__main__"]))
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -332,24 +433,20 @@ def run_one(mode, program, stdin, prelude_code, policy, base):
     text = out.decode("utf-8", "backslashreplace")
     lines = [x for x in text.splitlines() if x]
     tail = last_line(os.path.join(workdir, "stderr.txt"))
-    names = sorted(os.listdir(workdir))
+    out_tail = last_line(os.path.join(workdir, "stdout.txt"))
+    names = sorted(n for n in os.listdir(workdir) if n != "stdout.txt")
     files = "".join(f"\nF {n}" for n in names)  # what the program left: the self-test's proof
-    for name in names:
-        path = os.path.join(workdir, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.rmdir(path)  # an empty directory at most: nobody, 1 MiB files, 5 s
-        else:
-            os.unlink(path)
-    os.rmdir(workdir)
+    shutil.rmtree(workdir)
     violations = [x for x in lines if x.startswith("V ")]
     if violations:
-        return 1, violations[0][2:] + "\n" + tail + files
+        return 1, violations[0][2:] + "\n" + tail + "\nO " + out_tail + files
     if status == -1:
         return 2, tail
     if os.WIFSIGNALED(status):
         return 3, f"signal {os.WTERMSIG(status)}\n{tail}"
     lines.append(f"X {os.waitstatus_to_exitcode(status)}")
     lines.append(f"L {tail}")
+    lines.append(f"O {out_tail}")
     return 0, "\n".join(lines) + files
 
 
