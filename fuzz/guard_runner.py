@@ -375,7 +375,8 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
     except BaseException:
         sys.excepthook(*sys.exc_info())
         status = 1
-    judge_end(vars(modules["__main__"]))
+    if modules.get("__main__") is not main:  # the guard got as far as running main.py
+        judge_end(vars(modules["__main__"]))
     try:
         sys.stdout.flush()
         sys.stderr.flush()
