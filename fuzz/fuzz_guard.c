@@ -42,7 +42,9 @@
 #error "CODEQ_GUARD_RUNNER must name fuzz/guard_runner.py"
 #endif
 
-extern char **environ;
+/* The job's whole environment (sandbox/sbx_env.c): the programs run with it, as in the
+ * sandbox (numpy, under data, reads OPENBLAS_NUM_THREADS and friends at import). */
+extern char *const sbx_job_envp[];
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 const char *__lsan_default_suppressions(void);
@@ -120,8 +122,7 @@ static void start_runner(void)
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     char *argv[] = {"/usr/bin/python3", "-I", "-B", CODEQ_GUARD_RUNNER, NULL};
-    char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL}; /* as the sandbox's, no more */
-    int rc = posix_spawn(&runner, argv[0], &fa, NULL, argv, envp);
+    int rc = posix_spawn(&runner, argv[0], &fa, NULL, argv, sbx_job_envp);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         errno = rc;

@@ -455,6 +455,14 @@ def main():
     guard = read_blob()
     policy = policy_of(guard)
     prelude_code = compile(guard, PRELUDE, "exec", dont_inherit=True)
+    # As the worker's zygote (the default isolation) does: every module of the policy is
+    # imported before any job, if installed (worker/wrk_config.c), so numpy's import-time
+    # os.environ writes (data) happen here, not under the guard.
+    for name in policy["modules"]:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
     base = tempfile.mkdtemp(prefix="codeq-fuzz-guard-")
     os.chmod(base, 0o755)
     try:

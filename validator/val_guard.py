@@ -168,10 +168,12 @@ def _codeq_run(policy):
                 if not real_lazy or key.startswith("_") or \
                         (only is not None and key not in only) or key in deny:
                     raise AttributeError(f"module {name!r} has no attribute {key!r}")
-                try:
-                    value = real_getattr(mod, key)
-                except AttributeError:
-                    raise AttributeError(f"module {name!r} has no attribute {key!r}") from None
+                # Raised after the except block, not in it: `from None` only hides the
+                # original error, which stays the new one's __context__, and its .obj is the
+                # real module (bypass 112).
+                value = real_getattr(mod, key, drop)
+                if value is drop:
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 if isinstance(value, module_type):
                     if not top_allowed(value.__name__):
                         raise AttributeError(f"module {name!r} has no attribute {key!r}")
@@ -394,10 +396,9 @@ def _codeq_run(policy):
             return slots["_field_type"].__get__(f)
 
         def fields(class_or_instance):
-            try:
-                table = real_getattr(class_or_instance, "__dataclass_fields__")
-            except AttributeError:
-                raise TypeError("must be called with a dataclass type or instance") from None
+            table = real_getattr(class_or_instance, "__dataclass_fields__", None)
+            if table is None:
+                raise TypeError("must be called with a dataclass type or instance")
             return tuple(f for f in snapshot(table) if kind(f) is kinds[0])
 
         def get_field(cls, a_name, a_type, default_kw_only):
