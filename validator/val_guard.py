@@ -216,6 +216,7 @@ def _codeq_run(policy):
             # CPython's C import takes the module from sys.modules, not from our return value,
             # so the helper is loaded for real and the job gets an empty stand-in.
             real_import(name, None, None, (), 0)
+            harden()  # _strptime, say, imports re and so enum
             return module_type(name, "codeq guard: not available to the job")
         if not isinstance(name, str) or not top_allowed(name):
             raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
