@@ -6,8 +6,10 @@
  * knows what the policy forbids (processes, sockets, ctypes, file system changes, files
  * opened outside the standard library, imports of modules the policy does not allow on
  * behalf of main.py, code built or frames read by main.py itself, ...) and aborts the job's
- * process in the hook, before the operation runs. A report from it is a crash here: both
- * layers let a program reach a forbidden operation.
+ * process in the hook, before the operation runs; when the program ends it also judges what
+ * main.py's globals hold (a real module, another module's globals, the real __import__).
+ * A report from it is a crash here: both layers let a program reach a forbidden operation.
+ * The table of what it judges, and why it can be trusted, is in fuzz/README.md.
  *
  * Feedback: libFuzzer sees the validator's C code (instrumented); what happened at run time
  * (each distinct audit event, and the kind of the last stderr line, e.g. which refusal of
@@ -15,9 +17,12 @@
  * A structure-aware mutator splices names and fragments of fuzz/guard.dict and whole lines.
  *
  * `fuzz_guard --self-test` proves the oracle fires (dangerous programs with the guard off
- * must trip it), that the guard stops them (the same programs with the guard on must not),
- * that benign programs run clean, and that no program of tests/validator/bypass trips it
- * under the full stack. Exit 0 only if all hold.
+ * must trip it before the operation ran, and programs that only hold an escape must trip its
+ * end-of-run check), that the guard stops them (the same programs with the guard on must
+ * not), that benign programs run clean, and that no program of tests/validator/bypass trips
+ * it, with the static rules on and off. Exit 0 only if all hold.
+ * CODEQ_FUZZ_GUARD_STATIC=off fuzzes the guard alone, CODEQ_FUZZ_GUARD_VERBOSE=1 prints each
+ * run's outcome.
  *
  * Safety: the program runs outside the sandbox, so the oracle is what stops a forbidden
  * operation; the runner adds a private directory, uid nobody, no new processes and

@@ -316,8 +316,12 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
                 return f"a {_type.__repr__(_type(v))}"
         return None
 
-    def judge_end(namespace):
-        what = held_by(namespace) if guard_on and static_checked else None
+    def judge_end(module, prelude_module):
+        """Once the program ended: what main.py's module (the guard's, if it got as far as
+        running main.py) holds."""
+        if module is prelude_module or not (guard_on and static_checked):
+            return
+        what = held_by(_vars(module))
         if what:
             violation(f"main.py ended holding {what}")
 
@@ -325,6 +329,7 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
 
 
 def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
+    exit_now = os._exit  # bound before the program could touch anything
     os.setsid()
     os.chdir(workdir)
     with open("main.py", "wb") as f:
@@ -375,13 +380,12 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
     except BaseException:
         sys.excepthook(*sys.exc_info())
         status = 1
-    if modules.get("__main__") is not main:  # the guard got as far as running main.py
-        judge_end(vars(modules["__main__"]))
+    judge_end(modules.get("__main__"), main)
     try:
-        sys.stdout.flush()
+        sys.stdout.flush()  # the program's own objects may answer: it stays hooked
         sys.stderr.flush()
     finally:
-        os._exit(status & 0xFF)
+        exit_now(status & 0xFF)
 
 
 def last_line(path):
