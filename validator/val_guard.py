@@ -119,7 +119,7 @@ def _codeq_run(policy):
                     real = vars(mod).get(key) if mod is not None else None
                     if real is not None:
                         swaps[id(real)] = (real, to)  # the real object kept: its id stays its own
-        hit = swaps.get(id(value))
+        hit = swaps.get(id(value)) or job_view.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else value
 
     def proxy(mod):
@@ -170,10 +170,12 @@ def _codeq_run(policy):
                 if not real_lazy or key.startswith("_") or \
                         (only is not None and key not in only) or key in deny:
                     raise AttributeError(f"module {name!r} has no attribute {key!r}")
-                try:
-                    value = real_getattr(mod, key)
-                except AttributeError:
-                    raise AttributeError(f"module {name!r} has no attribute {key!r}") from None
+                # Raised after the except block, not in it: `from None` only hides the
+                # original error, which stays the new one's __context__, and its .obj is the
+                # real module (bypass 112).
+                value = real_getattr(mod, key, drop)
+                if value is drop:
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 if isinstance(value, module_type):
                     if not top_allowed(value.__name__):
                         raise AttributeError(f"module {name!r} has no attribute {key!r}")
@@ -216,11 +218,13 @@ def _codeq_run(policy):
             # CPython's C import takes the module from sys.modules, not from our return value,
             # so the helper is loaded for real and the job gets an empty stand-in.
             real_import(name, None, None, (), 0)
+            harden()  # _strptime, say, imports re and so enum
             return module_type(name, "codeq guard: not available to the job")
         if not isinstance(name, str) or not top_allowed(name):
             raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
                                       f"by policy {policy['name']}", name=str(name))
         real_import(name, None, None, fromlist, 0)
+        harden()
         link(name, fromlist or ())
         if fromlist:
             return proxy(_sys.modules[name])
@@ -310,6 +314,161 @@ def _codeq_run(policy):
     if policy["files"] == "workdir":
         job_builtins["open"] = workdir_open
 
+    # Allowed modules whose public API reads, writes or lists attributes and module globals by
+    # names the program passes at run time, where neither the static rules (the names are data)
+    # nor the proxies (the objects are real classes and functions) can see them. Each is
+    # patched in the real module when it is loaded, so the library's own internal calls go
+    # through the same check; every patch only refuses what getattr() would refuse:
+    # - functools.update_wrapper(w, f, assigned, updated) reads getattr(f, name) for each name
+    #   and sets it on w (a job object's __setattr__ receives it): f.__func__.__globals__.
+    # - dataclasses reads getattr(cls, name) for every annotation (a field "__getattribute__"
+    #   of a class made with make_dataclass(init=False) has object.__getattribute__ as its
+    #   default), and fields()/asdict()/astuple()/replace() read getattr(obj, f.name) for the
+    #   entries of __dataclass_fields__, a plain class attribute any class can define.
+    # - enum.Enum._convert_(name, module, filter) makes members of any loaded module's globals
+    #   (random's _os) and writes members into it; enum.global_enum(cls) writes members into
+    #   the globals of cls.__module__, which the class sets: "builtins" replaces the real
+    #   builtins every library and this guard use, "posixpath" the realpath of open()'s check.
+    job = {}
+    hardened = set()
+    job_view = {}  # id(patched function) -> (patched, what a proxy gives the job instead)
+
+    def called_from_library_import():
+        """The caller's caller is module code of the standard library being imported (re's
+        `@enum.global_enum class RegexFlag`), not anything main.py runs."""
+        code = _sys._getframe(2).f_code
+        return code.co_name == "<module>" and library_file(code.co_filename)
+
+    def checked_names(names, defaults):
+        """An iterable of attribute names, materialized once, each an exact str that is a
+        library default or passes the getattr rules."""
+        names = tuple(names)
+        for name in names:
+            if type(name) is not str:
+                raise TypeError("codeq guard: attribute names must be plain str")
+            if name not in defaults:
+                check_attr(name)
+        return names
+
+    def harden_functools(functools):
+        real_update = functools.update_wrapper
+        defaults = frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES)
+        no_dict = defaults - {"__dict__"}
+
+        def update_wrapper(wrapper, wrapped, assigned=functools.WRAPPER_ASSIGNMENTS,
+                           updated=functools.WRAPPER_UPDATES):
+            # The default updated=("__dict__",) copies wrapped.__dict__ into the wrapper's:
+            # a function's attributes, but a class's __dict__ holds its raw descriptors
+            # (type(f).__dict__["__globals__"]), like vars(), which the static rules refuse.
+            ok = no_dict if issubclass(type(wrapped), (type, module_type)) else defaults
+            return real_update(wrapper, wrapped, checked_names(assigned, ok),
+                               checked_names(updated, ok))
+
+        update_wrapper.__doc__ = real_update.__doc__
+        functools.update_wrapper = update_wrapper  # wraps() finds it as a global
+
+    def harden_dataclasses(dc):
+        field_type = dc.Field
+        slots = {n: vars(field_type)[n] for n in field_type.__slots__}  # the original slots
+        kinds = (dc._FIELD, dc._FIELD_CLASSVAR, dc._FIELD_INITVAR)
+        real_get_field, real_fields, missing = dc._get_field, dc.fields, dc.MISSING
+
+        class Checked(field_type):
+            """A private copy of a Field whose name was checked: the library's own code reads
+            names from these, never from objects the job holds (it could rename those)."""
+            __slots__ = ()
+            name = property(lambda self: slots["name"].__get__(self))
+
+        def snapshot(table):
+            """Checked copies of the entries of a __dataclass_fields__ (read once by the
+            caller: it may be a property answering differently each time)."""
+            if type(table) is not dict:
+                raise TypeError("codeq guard: __dataclass_fields__ must be a dict")
+            copies = []
+            for f in dict.values(table):
+                if not isinstance(f, field_type):
+                    raise TypeError("codeq guard: __dataclass_fields__ holds a non-Field")
+                copy = object.__new__(Checked)
+                for slot, member in slots.items():
+                    member.__set__(copy, member.__get__(f))
+                checked_names((slots["name"].__get__(copy),), ())
+                copies.append(copy)
+            return copies
+
+        def kind(f):
+            return slots["_field_type"].__get__(f)
+
+        def fields(class_or_instance):
+            table = real_getattr(class_or_instance, "__dataclass_fields__", None)
+            if table is None:
+                raise TypeError("must be called with a dataclass type or instance")
+            return tuple(f for f in snapshot(table) if kind(f) is kinds[0])
+
+        def get_field(cls, a_name, a_type, default_kw_only):
+            checked_names((a_name,), ())
+            return real_get_field(cls, a_name, a_type, default_kw_only)
+
+        def replace(obj, /, **changes):
+            # dataclasses.replace, reading the fields once through snapshot().
+            if not dc.is_dataclass(obj) or isinstance(obj, type):
+                raise TypeError("replace() should be called on dataclass instances")
+            for f in snapshot(real_getattr(obj, "__dataclass_fields__")):
+                name = f.name
+                if kind(f) is kinds[1]:
+                    continue
+                if not slots["init"].__get__(f):
+                    if name in changes:
+                        raise ValueError(f"field {name} is declared with init=False, it "
+                                         "cannot be specified with replace()")
+                    continue
+                if name not in changes:
+                    if kind(f) is kinds[2] and slots["default"].__get__(f) is missing:
+                        raise ValueError(f"InitVar {name!r} must be specified with replace()")
+                    changes[name] = real_getattr(obj, name)
+            return obj.__class__(**changes)
+
+        for fn, real in ((fields, real_fields), (replace, dc.replace)):
+            fn.__doc__ = real.__doc__
+        dc._get_field, dc.fields, dc.replace = get_field, fields, replace
+        job_view[id(fields)] = (fields, real_fields)  # the job's own Field objects: harmless
+
+    def harden_enum(enum):
+        real_global, real_convert = enum.global_enum, enum.EnumType._convert_
+        flag, repr_enum = enum.Flag, enum.ReprEnum
+        global_reprs = (enum.global_flag_repr, enum.global_enum_repr, enum.global_str)
+
+        def global_enum(cls, update_str=False):
+            if called_from_library_import():
+                return real_global(cls, update_str)
+            # The members go to the job's own globals, whatever module the class names.
+            members = dict(cls.__members__)
+            cls.__repr__ = global_reprs[0] if issubclass(cls, flag) else global_reprs[1]
+            if not issubclass(cls, repr_enum) or update_str:
+                cls.__str__ = global_reprs[2]
+            job["main"].__dict__.update(members)
+            return cls
+
+        def _convert_(cls, *args, **kwargs):
+            if called_from_library_import():
+                return real_convert(cls, *args, **kwargs)
+            raise PermissionError(f"codeq guard: enum's _convert_ is not allowed by policy "
+                                  f"{policy['name']} (it reads and writes other modules' "
+                                  "globals)")
+
+        global_enum.__doc__ = real_global.__doc__
+        enum.global_enum = global_enum
+        type.__setattr__(enum.EnumType, "_convert_", _convert_)
+
+    hardeners = {"functools": harden_functools, "dataclasses": harden_dataclasses,
+                 "enum": harden_enum}
+
+    def harden():
+        """Patches each module of `hardeners` once it is loaded (cheap: three lookups)."""
+        for name, patch in hardeners.items():
+            if name not in hardened and name in _sys.modules:
+                hardened.add(name)
+                patch(_sys.modules[name])
+
     class JobImportFinder:
         """Refuses new modules outside the allowlist when main.py itself imports them."""
 
@@ -329,9 +488,9 @@ def _codeq_run(policy):
 
     refused_names = denied | {"__import__", "getattr", "setattr", "delattr", "hasattr",
                               "attrgetter", "methodcaller"}
-    job = {}
-    audit, positional_match = _codeq_audit_hook(  # noqa: F821 (val_guard_audit.py)
+    audit, positional_match, library_file = _codeq_audit_hook(  # noqa: F821 (val_guard_audit.py)
         policy, job, denied_name, top_allowed, denied_attrs, refused_names)
+    harden()
 
     # Set by the zygote before this file runs (never by the job: none of its code ran yet).
     given_code = globals().pop("_CODEQ_MAIN_CODE", None)

@@ -30,8 +30,8 @@ import types as _types
 
 
 def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names):
-    """(hook, positional_match) for the policy; job["main"] and job["code"] are main.py's
-    module and code object, set before the hook is installed."""
+    """(hook, positional_match, library_file) for the policy; job["main"] and job["code"]
+    are main.py's module and code object, set before the hook is installed."""
     cwd = _os.path.realpath(_os.getcwd())
 
     def under(path, root):
@@ -127,13 +127,17 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             obj = getattr(obj, part, None)
         return getattr(obj, "__code__", None)
 
+    def library_file(path):
+        """A file of the standard library (or another sys.path entry), not the job's."""
+        return type(path) is str and (path.startswith("<frozen ") or any(
+            under(_os.path.realpath(path), r) for r in read_roots))
+
     def exec_allowed(code, frame):
         caller = frame.f_code
         if code is job["code"]:
             return True
         if caller.co_filename.startswith("<frozen importlib"):
-            return code.co_filename.startswith("<frozen ") or \
-                any(under(_os.path.realpath(code.co_filename), r) for r in read_roots)
+            return library_file(code.co_filename)
         if caller is builder("collections", ("namedtuple",)) or \
                 caller is builder("dataclasses", ("_create_fn",)):
             return code_ok(code, False)
@@ -187,4 +191,4 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")
 
-    return audit, positional_match
+    return audit, positional_match, library_file

@@ -21,7 +21,9 @@
 
 /* Dunder attributes any program may read or call: object protocol methods a class defines and
  * calls on itself or super(), and descriptive metadata. None of them leads to a module, a
- * frame, globals or the class graph (that is what the dunder-attr rule denies). */
+ * frame, globals or the class graph (that is what the dunder-attr rule denies). Not
+ * __getstate__: object.__getstate__(cls) is a copy of a class's __dict__, raw descriptors
+ * (type(f).__dict__["__globals__"].__get__(f)), i.e. vars() (bypass 111). */
 const char *const val_harmless_dunders[] = {
     "__name__", "__qualname__", "__doc__", "__module__", "__file__", "__version__", "__all__",
     "__annotations__", "__slots__", "__match_args__", "__dataclass_fields__", "__members__",
@@ -39,7 +41,7 @@ const char *const val_harmless_dunders[] = {
     "__iand__", "__ixor__", "__ior__", "__neg__", "__pos__", "__abs__", "__invert__",
     "__complex__", "__int__", "__float__", "__index__", "__round__", "__trunc__", "__floor__",
     "__ceil__", "__getattr__", "__setattr__", "__delattr__", "__get__", "__set__",
-    "__delete__", "__set_name__", "__copy__", "__deepcopy__", "__sizeof__", "__getstate__",
+    "__delete__", "__set_name__", "__copy__", "__deepcopy__", "__sizeof__",
     "__setstate__", "__fspath__", "__debug__", "__cause__", "__context__",
     "__suppress_context__", "__notes__", NULL,
 };

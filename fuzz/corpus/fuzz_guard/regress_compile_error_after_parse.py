@@ -1,0 +1,3 @@
+
+def won(vars):
+            break
