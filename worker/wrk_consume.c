@@ -12,6 +12,8 @@
  * that its orchestrator restarts it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #define POLL_EVERY_MS 500
 #define STALL_MS 30000
 #define STALL_CHECK_MS 5000
+#define CLOSE_MS 15000
 
 static volatile sig_atomic_t stop_requested;
 
@@ -228,6 +231,29 @@ static void backpressure(wrk_worker *w, bool stopping)
     }
 }
 
+/* No partition: say whether the jobs topic exists at all (a broker that came back empty
+ * left workers silent for minutes), or that other members hold its partitions. */
+static void say_why_idle(wrk_worker *w)
+{
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(w->k, w->c->kafka.jobs_topic, NULL);
+    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(w->k, 0, t, &md, 2000) : RD_KAFKA_RESP_ERR__FAIL;
+    if (e)
+        wrk_log("worker %s: no partitions; the cluster cannot be asked about %s: %s",
+                w->c->worker_id, w->c->kafka.jobs_topic, rd_kafka_err2str(e));
+    else if (md->topic_cnt < 1 || md->topics[0].err || md->topics[0].partition_cnt == 0)
+        wrk_log("worker %s: no partitions: the jobs topic %s does not exist on the cluster "
+                "(deleted, or the broker came back empty?); create it with `codeq topics`",
+                w->c->worker_id, w->c->kafka.jobs_topic);
+    else
+        wrk_log("worker %s: no partitions: %s has %d, none assigned to this member of group %s "
+                "(other members hold them, or the group is rebalancing)",
+                w->c->worker_id, w->c->kafka.jobs_topic, md->topics[0].partition_cnt,
+                w->c->group);
+    if (md) rd_kafka_metadata_destroy(md);
+    if (t) rd_kafka_topic_destroy(t);
+}
+
 static void report(wrk_worker *w, uint64_t *next)
 {
     uint64_t now = wrk_now_ms();
@@ -237,6 +263,7 @@ static void report(wrk_worker *w, uint64_t *next)
             "transactions (%lu aborted)",
             w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
             w->aborts);
+    if (w->nparts == 0) say_why_idle(w);
 }
 
 /* Restarts a partition's fetch at offset `from`: first a seek; if that did not help, the
@@ -374,6 +401,75 @@ static bool wait_first_assignment(wrk_worker *w)
     return w->assigned_once;
 }
 
+typedef struct {
+    void (*fn)(void *);
+    void *arg;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+} bounded_call;
+
+static void *run_bounded(void *arg)
+{
+    bounded_call *b = arg;
+    b->fn(b->arg);
+    pthread_mutex_lock(&b->mu);
+    b->done = true;
+    pthread_cond_signal(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/* Runs fn(arg) for at most CLOSE_MS; false if it did not end in time (its thread is left
+ * running: the process must exit). librdkafka's consumer close and handle destroy wait for the
+ * brokers; with the broker away (or back empty, under a new cluster id) they waited minutes. */
+static bool bounded(void (*fn)(void *), void *arg)
+{
+    static bounded_call b; /* outlives this frame if the call does not end */
+    b = (bounded_call){.fn = fn, .arg = arg};
+    pthread_mutex_init(&b.mu, NULL);
+    pthread_cond_init(&b.cv, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, run_bounded, &b) != 0) {
+        fn(arg);
+        return true;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += CLOSE_MS / 1000;
+    pthread_mutex_lock(&b.mu);
+    while (!b.done && pthread_cond_timedwait(&b.cv, &b.mu, &until) == 0) {
+    }
+    bool done = b.done;
+    pthread_mutex_unlock(&b.mu);
+    if (done) pthread_join(t, NULL);
+    return done;
+}
+
+static void close_consumer(void *arg)
+{
+    rd_kafka_t *k = arg;
+    rd_kafka_consumer_close(k); /* runs the revoke callback: nothing left but to commit */
+    rd_kafka_destroy(k);
+}
+
+static void free_committer(void *arg)
+{
+    wrk_committer_free(arg); /* and its producer */
+}
+
+/* Leaves at once when a bounded step did not end: the thread still in it may use w. */
+static void leave_now(wrk_worker *w, const char *what, int rc)
+{
+    wrk_log("worker %s: %s did not end within %d s (broker away?); leaving without it%s",
+            w->c->worker_id, what, CLOSE_MS / 1000,
+            w->k ? ", the group drops this member after its session timeout" : "");
+    if (w->beat_fd >= 0) unlink(w->c->heartbeat_path);
+    if (w->fatal) fprintf(stderr, "%s\n", w->why);
+    fflush(NULL);
+    _exit(rc ? rc : 3);
+}
+
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
@@ -404,9 +500,10 @@ int wrk_worker_loop(const wrk_config *c)
     int rc = run(&w);
     if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
     w.leaving = true;
-    bool can_close = wait_first_assignment(&w);
-    if (can_close)
-        rd_kafka_consumer_close(w.k); /* runs the revoke callback: nothing left but to commit */
+    if (wait_first_assignment(&w)) {
+        if (!bounded(close_consumer, w.k)) leave_now(&w, "the consumer's close", rc);
+        w.k = NULL;
+    }
     wrk_commit_collect(&w, true);
     while (w.nparts) {
         wrk_part *p = w.parts[--w.nparts];
@@ -415,8 +512,7 @@ int wrk_worker_loop(const wrk_config *c)
     }
     free(w.parts);
     free(w.limbo);
-    if (can_close) rd_kafka_destroy(w.k);
-    wrk_committer_free(w.cm); /* and its producer */
+    if (!bounded(free_committer, w.cm)) leave_now(&w, "the producer's close", rc);
     if (w.fatal) fprintf(stderr, "%s\n", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
         close(w.beat_fd);
