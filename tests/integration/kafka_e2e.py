@@ -8,6 +8,7 @@ the same group re-runs nothing (offsets were committed after the results were ac
 Every wait is bounded; the test stops its workers itself."""
 import collections
 import json
+import re
 import os
 import pathlib
 import signal
@@ -84,6 +85,20 @@ if not F.check(p.returncode == 0, f"codeq topics: {p.stderr}"):
     F.finish("kafka_e2e")
 
 workers = {n: start_worker(n) for n in ("w1", "w2")}
+
+
+def holds_partitions(name):
+    """Whether the worker's log shows a non-empty assignment (the group has settled on it)."""
+    text = (LOGDIR / f"{name}.log").read_text(errors="replace")
+    return re.search(r"assigned partitions \[\d", text) is not None
+
+
+# Both workers must share the jobs: submit only once each holds partitions (a faster worker
+# would otherwise finish all 50 before the second one joined).
+t_join = time.monotonic()
+while time.monotonic() - t_join < 60 and not all(holds_partitions(n) for n in workers):
+    time.sleep(0.2)
+F.check(all(holds_partitions(n) for n in workers), "both workers did not get partitions in 60 s")
 try:
     # One timeout job (default 5 s wall) among 49 quick ones.
     files = [CASES / "timeout_sleep.py"] + [CASES / f for f in list(MIX) * 9][:49]
