@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "wrk_internal.h"
+#include "wrk_metrics.h"
 
 static const char worker_help[] =
     "usage: codeq worker [OPTIONS]\n\n"
@@ -44,10 +45,16 @@ static const char worker_help[] =
     "                            any topic but codeq's own)\n"
     "      --heartbeat-file F    touch F every 2 s while the main loop turns (a liveness\n"
     "                            probe checks its age); removed on exit\n"
+    "      --http ADDR:PORT      serve /metrics (Prometheus), /healthz and /readyz there, e.g.\n"
+    "                            127.0.0.1:9100 or [::]:9100 (default: off; docs/operations.md)\n"
+    "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
+    "                            (30000)\n"
+    "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
-       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX };
+       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
+       OPT_MAX_ABORTS };
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -61,6 +68,8 @@ static int number(int opt, const char *arg, wrk_config *c)
         {OPT_INTERVAL, "commit-interval-ms", offsetof(wrk_config, commit_interval_ms)},
         {OPT_DRAIN, "drain-ms", offsetof(wrk_config, drain_ms)},
         {OPT_GRACE, "grace-ms", offsetof(wrk_config, grace_ms)},
+        {OPT_STALL, "health-stall-ms", offsetof(wrk_config, health_stall_ms)},
+        {OPT_MAX_ABORTS, "health-max-aborts", offsetof(wrk_config, health_max_aborts)},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         unsigned v;
@@ -134,6 +143,9 @@ int cmd_worker(int argc, char **argv)
         {"zygote-start-ms", required_argument, NULL, 'Z'},
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
+        {"http", required_argument, NULL, OPT_HTTP},
+        {"health-stall-ms", required_argument, NULL, OPT_STALL},
+        {"health-max-aborts", required_argument, NULL, OPT_MAX_ABORTS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -159,6 +171,7 @@ int cmd_worker(int argc, char **argv)
         case 'w': worker_id = optarg; break;
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
+        case OPT_HTTP: c.http_addr = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
@@ -215,7 +228,13 @@ int cmd_worker(int argc, char **argv)
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
         fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
                 c.sandbox.profile);
+    wrk_metrics_init(&c);
+    if (wrk_http_start(c.http_addr, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
     int rc = wrk_worker_loop(&c);
+    wrk_http_stop();
     sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
     return rc;
 }

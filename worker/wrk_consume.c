@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define INTAKE_MAX 64
@@ -328,6 +329,7 @@ static int run(wrk_worker *w)
 {
     uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0;
     while (!stop_requested && !w->fatal) {
+        wrk_metrics_turn(w);
         heartbeat(w, &next_beat);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
         intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define COMMITTED_TRIES 10
@@ -172,6 +173,7 @@ void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_parti
 {
     wrk_worker *w = opaque;
     w->assigned_once = true;
+    wrk_metrics_rebalance(e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, rd_kafka_assignment_lost(k));
     if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
         take_over(w, l);
     else

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define POLL_MAX 256
@@ -125,6 +126,7 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
     else
         wrk_log("worker: job %s: %s", json_string_value(json_object_get(o->result, "id")),
                 o->status);
+    wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why), rd_kafka_message_timestamp(e->msg, 0));
     e->state = WRK_E_DONE;
     p->dirty = true;
     w->running--;

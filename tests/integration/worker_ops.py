@@ -1,0 +1,136 @@
+"""The worker's operator endpoint on a real broker (CODEQ_TEST_BROKERS): one worker with
+--http on a free port; ok, rejected, invalid and dead-lettered jobs. Asserts: /metrics parses
+with prometheus_client's text parser (the real one, python3-prometheus-client) and its
+counters and histograms moved by what ran; /readyz is ready once assigned; /healthz is
+healthy, turns unhealthy while the main loop is stalled on purpose (the documented test hook
+CODEQ_TEST_STALL_FILE) and healthy again after. Every wait is bounded."""
+import os
+import pathlib
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import kafka_test as kt  # noqa: E402
+from codeq_test import Failures  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
+
+NAME = "worker_ops"
+F = Failures()
+kt.require_broker(NAME)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url):
+    """(status, body) of a GET; errors with a status are answers too."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def wait_for(what, cond, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if cond():
+                return True
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        time.sleep(0.2)
+    F.check(False, f"timed out ({timeout} s) waiting for {what}")
+    return False
+
+
+def scrape(base):
+    """{sample name: {frozenset(labels): value}} from /metrics, through the real parser."""
+    status, text = get(base + "/metrics")
+    F.check(status == 200, f"/metrics answered {status}")
+    samples = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            samples.setdefault(s.name, {})[frozenset(s.labels.items())] = s.value
+    return samples
+
+
+def value(m, name, **labels):
+    return m.get(name, {}).get(frozenset(labels.items()), 0.0)
+
+
+JOBS = ([{"id": f"ok-{i}", "code": "print('hi')"} for i in range(4)] +
+        [{"id": f"rej-{i}", "code": "import subprocess\nsubprocess.run(['id'])"} for i in range(3)] +
+        [{"id": "inv-0"}])  # no code: invalid
+
+st = kt.Setup(NAME, 2)
+port = free_port()
+base = f"http://127.0.0.1:{port}"
+stall = st.logdir / "stall"
+os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
+try:
+    w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
+    wait_for("/readyz 200", lambda: get(base + "/readyz")[0] == 200, 60)
+    F.check(get(base + "/healthz")[0] == 200, "/healthz healthy once running")
+    F.check(get(base + "/nope")[0] == 404, "unknown path answers 404")
+    before = scrape(base)
+    F.check(value(before, "codeq_rebalances_total", kind="assign") >= 1,
+            "an assignment was counted")
+
+    st.produce_jobs(JOBS)
+    kt.subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", st.topics["jobs"]],
+                      input="this is not json\n", text=True, timeout=60, check=True)
+    wait_for("every job committed",
+             lambda: value(scrape(base), "codeq_jobs_committed_total") >= len(JOBS) + 1, 120)
+    m = scrape(base)
+    F.check(value(m, "codeq_jobs_total", status="ok") == 4, "4 ok jobs counted")
+    F.check(value(m, "codeq_jobs_total", status="rejected") == 3, "3 rejected jobs counted")
+    F.check(value(m, "codeq_jobs_total", status="invalid") == 1, "1 invalid job counted")
+    F.check(value(m, "codeq_dead_letters_total") == 1, "1 dead letter counted")
+    F.check(value(m, "codeq_validator_findings_total", rule="forbidden-import") >= 3 or
+            sum(m.get("codeq_validator_findings_total", {}).values()) >= 3,
+            f"validator findings counted: {m.get('codeq_validator_findings_total')}")
+    F.check(value(m, "codeq_job_duration_seconds_count") == 8,
+            f"duration histogram has the 8 jobs with a result: "
+            f"{value(m, 'codeq_job_duration_seconds_count')}")
+    F.check(value(m, "codeq_job_duration_seconds_bucket", le="+Inf") == 8,
+            "duration +Inf bucket equals the count")
+    F.check(value(m, "codeq_job_sandbox_overhead_seconds_count") == 4,
+            "overhead histogram has the 4 jobs that ran a sandbox")
+    F.check(value(m, "codeq_job_queue_wait_seconds_count") == 8, "queue-wait histogram moved")
+    F.check(value(m, "codeq_transactions_committed_total") >
+            value(before, "codeq_transactions_committed_total"), "commits counted")
+    F.check(value(m, "codeq_slots_free") == 2 and value(m, "codeq_jobs_running") == 0,
+            "idle: 2 slots free, nothing running")
+    F.check(value(m, "codeq_zygote_starts_total") >= 1 or
+            os.environ.get("CODEQ_TEST_ISOLATION") == "exec", "a zygote start was counted")
+    lags = m.get("codeq_consumer_lag", {})
+    F.check(len(lags) == 2, f"lag of both partitions is known: {lags}")
+    # refreshed every second from the last fetch's high watermark
+    wait_for("lag 0 on both partitions once all is committed",
+             lambda: sorted(scrape(base).get("codeq_consumer_lag", {}).values()) == [0, 0], 15)
+    for name in ("codeq_job_duration_seconds", "codeq_job_sandbox_overhead_seconds"):
+        buckets = sorted(((float(dict(k)["le"]), v) for k, v in m[name + "_bucket"].items()))
+        F.check(all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:])),
+                f"{name} buckets are cumulative")
+
+    stall.touch()
+    wait_for("/healthz 503 while the loop is stalled", lambda: get(base + "/healthz")[0] == 503,
+             30)
+    code, body = get(base + "/healthz")
+    F.check("has not turned" in body, f"/healthz says why: {body.strip()}")
+    stall.unlink()
+    wait_for("/healthz 200 after the stall", lambda: get(base + "/healthz")[0] == 200, 30)
+
+    F.check(st.stop("w1") == 0, "worker stops cleanly on SIGTERM")
+finally:
+    if stall.exists():
+        stall.unlink()
+    st.kill_all()
+F.finish(NAME)
