@@ -50,11 +50,15 @@ static const char worker_help[] =
     "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
     "                            (30000)\n"
     "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
+    "      --log-format F        json (default): one JSON object per line on stderr (time,\n"
+    "                            level, event, message, job_id, topic, partition, offset);\n"
+    "                            text: one line for people\n"
+    "      --log-level L         debug, info (default), warn or error\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
-       OPT_MAX_ABORTS };
+       OPT_MAX_ABORTS, OPT_LOG_FORMAT, OPT_LOG_LEVEL };
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -90,11 +94,12 @@ static int fit_limits(wrk_config *c)
     char note[300], err[300];
     size_t budget;
     if (wrk_kafka_record_budget(&c->kafka, &budget, note, sizeof note, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "config_error", NULL, "%s", err);
         return -1;
     }
     if (note[0])
-        wrk_log("worker: record size: %s; using the producer's message.max.bytes", note);
+        wrk_logx(WRK_LOG_WARN, "record_budget", NULL,
+                 "worker: record size: %s; using the producer's message.max.bytes", note);
     c->result_max_bytes = budget;
     sbx_limits builtin;
     sbx_limits_max(&builtin);
@@ -106,15 +111,17 @@ static int fit_limits(wrk_config *c)
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
         if (*l[i].max <= budget) continue;
         if (*l[i].max != l[i].built) {
-            fprintf(stderr, "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
-                    "(message.max.bytes / max.message.bytes); raise those or lower the limit\n",
-                    l[i].name, *l[i].max, budget);
+            wrk_logx(WRK_LOG_ERROR, "config_error", NULL,
+                     "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
+                     "(message.max.bytes / max.message.bytes); raise those or lower the limit",
+                     l[i].name, *l[i].max, budget);
             return -1;
         }
         *l[i].max = (uint32_t)budget;
         if (*l[i].def > *l[i].max) *l[i].def = *l[i].max;
     }
-    wrk_log("worker: results fit in %zu bytes: output_bytes at most %u, artifact_bytes at most %u",
+    wrk_logx(WRK_LOG_INFO, "record_budget", NULL,
+             "worker: results fit in %zu bytes: output_bytes at most %u, artifact_bytes at most %u",
             budget, c->max.output_bytes, c->max.artifact_bytes);
     return 0;
 }
@@ -144,6 +151,8 @@ int cmd_worker(int argc, char **argv)
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
         {"http", required_argument, NULL, OPT_HTTP},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"health-stall-ms", required_argument, NULL, OPT_STALL},
         {"health-max-aborts", required_argument, NULL, OPT_MAX_ABORTS},
         {"help", no_argument, NULL, 'h'},
@@ -151,7 +160,7 @@ int cmd_worker(int argc, char **argv)
     };
     wrk_config c;
     char err[256], wid[256];
-    const char *worker_id = NULL;
+    const char *worker_id = NULL, *log_format = "json", *log_level = NULL;
     int opt;
     wrk_config_default(&c);
     while ((opt = getopt_long(argc, argv, "b:X:g:h", longopts, NULL)) != -1) {
@@ -172,6 +181,8 @@ int cmd_worker(int argc, char **argv)
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
         case OPT_HTTP: c.http_addr = optarg; break;
+        case OPT_LOG_FORMAT: log_format = optarg; break;
+        case OPT_LOG_LEVEL: log_level = optarg; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
@@ -201,6 +212,10 @@ int cmd_worker(int argc, char **argv)
         fputs(worker_help, stderr);
         return 2;
     }
+    if (wrk_log_setup(log_format, log_level, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
     if (cli_limits_consistent(&c.defaults, &c.max) < 0) return 2;
     if (fit_limits(&c) < 0) return 2;
     wrk_config_finish(&c);
@@ -211,26 +226,28 @@ int cmd_worker(int argc, char **argv)
     if (val_init(err, sizeof err) < 0 ||
         val_check_policy(c.policy, "", 0, &warm, err, sizeof err) < 0) {
         /* The empty check builds the policy's module tables now, not on the first job. */
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
     val_report_free(&warm);
     /* Fail closed: a sandbox layer this host cannot give would fail every job. */
     if (sbx_selfcheck(&c.sandbox, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
     /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
     int swept = sbx_cgroup_sweep(&c.sandbox);
     if (swept > 0)
-        fprintf(stderr, "codeq: worker: removed %d job cgroups left behind under %s\n", swept,
-                c.sandbox.cgroup_parent);
+        wrk_logx(WRK_LOG_WARN, "cgroups_swept", NULL,
+                 "codeq: worker: removed %d job cgroups left behind under %s", swept,
+                 c.sandbox.cgroup_parent);
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
-        fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
-                c.sandbox.profile);
+        wrk_logx(WRK_LOG_WARN, "weak_profile", NULL,
+                 "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose",
+                 c.sandbox.profile);
     wrk_metrics_init(&c);
     if (wrk_http_start(c.http_addr, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 2;
     }
     int rc = wrk_worker_loop(&c);

@@ -75,7 +75,8 @@ static void set_fatal(wrk_committer *cm, const char *what, const char *msg)
 void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     if (err != RD_KAFKA_RESP_ERR__FATAL) {
-        wrk_log("worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
+        wrk_logx(WRK_LOG_WARN, "kafka_error", NULL,
+                 "worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
         return;
     }
     char fatal[400];
@@ -97,8 +98,9 @@ static int txn_call(wrk_committer *cm, const char *what,
         bool fatal = rd_kafka_error_is_fatal(e), abort = rd_kafka_error_txn_requires_abort(e),
              retry = rd_kafka_error_is_retriable(e) && ms_since(t0) < RETRY_FOR_MS;
         if (i < 3 || !retry)
-            wrk_log("worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
-                    fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
+            wrk_logx(WRK_LOG_WARN, "transaction_error", NULL,
+                     "worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
+                     fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
         if (fatal || (!abort && !retry)) {
             char msg[300];
             snprintf(msg, sizeof msg, "transaction %s: %s", what, rd_kafka_error_string(e));
@@ -140,12 +142,13 @@ static int produce_one(wrk_committer *cm, const batch_item *it)
                                             sizeof err)
                   : wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     if (rc == -2 && !dead && !wrk_task_unpublished(it->task)) {
-        wrk_log("worker: job %s: %s; answered internal_error instead",
-                json_string_value(json_object_get(o->result, "id")), err);
+        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
+                 "worker: job %s: %s; answered internal_error instead",
+                 json_string_value(json_object_get(o->result, "id")), err);
         wrk_task_unpublishable(it->task, err + strlen("codeq: publish: "));
         rc = wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     }
-    if (rc < 0) wrk_log("worker: %s", err);
+    if (rc < 0) wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s", err);
     return rc < 0 ? -1 : 0;
 }
 
@@ -164,10 +167,11 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
         char why[300];
         snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
                  rd_kafka_err2str(m->err));
-        wrk_log("worker: a record of job %s: %s; answering internal_error",
-                json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
-                                                  "id")),
-                why);
+        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
+                 "worker: a record of job %s: %s; answering internal_error",
+                 json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
+                                                   "id")),
+                 why);
         wrk_task_unpublishable(cm->items[i].task, why);
         return;
     }

@@ -48,7 +48,8 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     wrk_worker *w = opaque;
     if (err != RD_KAFKA_RESP_ERR__FATAL) {
-        wrk_log("worker: kafka: %s: %s", rd_kafka_err2name(err), reason);
+        wrk_logx(WRK_LOG_WARN, "kafka_error", NULL,
+                 "worker: kafka: %s: %s", rd_kafka_err2name(err), reason);
         return;
     }
     char fatal[512];
@@ -97,7 +98,7 @@ static rd_kafka_t *new_producer(wrk_worker *w, char *err, size_t errlen)
                  rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
         if (!retry) break;
-        wrk_log("worker: %s (retrying)", err);
+        wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL, "worker: %s (retrying)", err);
     }
     rd_kafka_destroy(p);
     return NULL;
@@ -181,14 +182,17 @@ static bool record_error(wrk_worker *w, wrk_part *p, const rd_kafka_message_t *m
 {
     if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF || !p || m->offset < 0)
         return false;
-    wrk_log("worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic,
-            (int)p->partition, (long long)m->offset, rd_kafka_message_errstr(m));
+    wrk_log_ctx ctx = {NULL, p->topic, p->partition, m->offset};
+    wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
+             "worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic, (int)p->partition,
+             (long long)m->offset, rd_kafka_message_errstr(m));
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset + 1;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
     if (e) {
-        wrk_log("worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
-                (long long)m->offset, rd_kafka_error_string(e));
+        wrk_logx(WRK_LOG_WARN, "seek_error", NULL,
+                 "worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
+                 (long long)m->offset, rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
     }
     rd_kafka_topic_partition_list_destroy(l);
@@ -200,7 +204,8 @@ static void take(wrk_worker *w, rd_kafka_message_t *m)
     wrk_part *p = m->rkt ? wrk_worker_part(w, rd_kafka_topic_name(m->rkt), m->partition) : NULL;
     if (m->err && !record_error(w, p, m)) {
         if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-            wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
+            wrk_logx(WRK_LOG_WARN, "consume_error", NULL,
+                     "worker: consume: %s", rd_kafka_message_errstr(m));
         rd_kafka_message_destroy(m);
         return;
     }
@@ -250,8 +255,9 @@ static void set_paused(wrk_worker *w, wrk_part *p, bool pause)
                                   : rd_kafka_resume_partitions(w->k, l);
     rd_kafka_topic_partition_list_destroy(l);
     if (e)
-        wrk_log("worker: %s %s [%d]: %s", pause ? "pause" : "resume", p->topic,
-                (int)p->partition, rd_kafka_err2str(e));
+        wrk_logx(WRK_LOG_WARN, "pause_error", NULL,
+                 "worker: %s %s [%d]: %s", pause ? "pause" : "resume", p->topic, (int)p->partition,
+                 rd_kafka_err2str(e));
     else
         p->paused = pause;
 }
@@ -275,10 +281,11 @@ static void report(wrk_worker *w, uint64_t *next)
     uint64_t now = wrk_now_ms();
     if (now < *next) return;
     *next = now + 10000;
-    wrk_log("worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
-            "transactions (%lu aborted)",
-            w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
-            w->aborts);
+    wrk_logx(WRK_LOG_INFO, "status", NULL,
+             "worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
+             "transactions (%lu aborted)",
+             w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
+             w->aborts);
 }
 
 /* The loop is turning: a liveness probe reads the file's age (deploy/kubernetes/). */
@@ -288,7 +295,8 @@ static void heartbeat(wrk_worker *w, uint64_t *next)
     if (w->beat_fd < 0 || now < *next) return;
     *next = now + 2000;
     if (futimens(w->beat_fd, NULL) < 0)
-        wrk_log("worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
+        wrk_logx(WRK_LOG_WARN, "heartbeat_error", NULL,
+                 "worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
 }
 
 static void kill_all(wrk_worker *w, const char *why)
@@ -303,8 +311,9 @@ static void kill_all(wrk_worker *w, const char *why)
 static void shut_down(wrk_worker *w)
 {
     uint64_t deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
-    wrk_log("worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
-            w->running, w->c->grace_ms);
+    wrk_logx(WRK_LOG_INFO, "worker_stopping", NULL,
+             "worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
+             w->running, w->c->grace_ms);
     backpressure(w, true);
     wrk_commit_collect(w, true);
     for (size_t i = 0; i < w->nparts; i++) { /* claimed but not started: leave them */
@@ -358,9 +367,10 @@ static bool wait_first_assignment(wrk_worker *w)
         if (m) rd_kafka_message_destroy(m);
     }
     if (!w->assigned_once)
-        wrk_log("worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
-                "#4381), the group drops this member after its session timeout",
-                w->c->worker_id);
+        wrk_logx(WRK_LOG_WARN, "close_skipped", NULL,
+                 "worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
+                 "#4381), the group drops this member after its session timeout",
+                 w->c->worker_id);
     return w->assigned_once;
 }
 
@@ -370,29 +380,32 @@ int wrk_worker_loop(const wrk_config *c)
     wrk_worker w = {.c = c, .beat_fd = -1, .cm = wrk_committer_new()};
     install_signals();
     if (!w.cm) {
-        fprintf(stderr, "codeq: worker: out of memory\n");
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "codeq: worker: out of memory");
         return 1;
     }
     if (c->heartbeat_path &&
         (w.beat_fd = open(c->heartbeat_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-        fprintf(stderr, "codeq: worker: heartbeat file %s: %s\n", c->heartbeat_path,
-                strerror(errno));
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "codeq: worker: heartbeat file %s: %s",
+                 c->heartbeat_path, strerror(errno));
         return 1;
     }
     if (!(w.p = new_producer(&w, err, sizeof err)) || !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, &w, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         if (w.k) rd_kafka_destroy(w.k);
         if (w.p) rd_kafka_destroy(w.p);
         wrk_committer_free(w.cm);
         if (w.beat_fd >= 0) unlink(c->heartbeat_path);
         return 1;
     }
-    wrk_log("worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
-            c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
-            c->instance_id);
+    wrk_logx(WRK_LOG_INFO, "worker_started", NULL,
+             "worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
+             c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
+             c->instance_id);
     int rc = run(&w);
-    if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
+    if (!w.fatal)
+        wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL, "worker %s: leaving group %s",
+                 c->worker_id, c->group);
     w.leaving = true;
     bool can_close = wait_first_assignment(&w);
     if (can_close)
@@ -409,7 +422,7 @@ int wrk_worker_loop(const wrk_config *c)
     if (can_close) rd_kafka_destroy(w.k);
     wrk_committer_free(w.cm); /* before the producer it uses */
     rd_kafka_destroy(w.p);
-    if (w.fatal) fprintf(stderr, "%s\n", w.why);
+    if (w.fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
         close(w.beat_fd);
         unlink(c->heartbeat_path);

@@ -3,9 +3,14 @@
 with prometheus_client's text parser (the real one, python3-prometheus-client) and its
 counters and histograms moved by what ran; /readyz is ready once assigned; /healthz is
 healthy, turns unhealthy while the main loop is stalled on purpose (the documented test hook
-CODEQ_TEST_STALL_FILE) and healthy again after. Every wait is bounded."""
+CODEQ_TEST_STALL_FILE) and healthy again after. Logs: every line of the worker's stderr is
+a JSON object (time, level, event, message; job_id/topic/partition/offset on job lines);
+--log-format text keeps the line for people; bad --log-format/--log-level values are refused.
+Every wait is bounded."""
+import json
 import os
 import pathlib
+import re
 import socket
 import sys
 import time
@@ -63,6 +68,59 @@ def scrape(base):
 
 def value(m, name, **labels):
     return m.get(name, {}).get(frozenset(labels.items()), 0.0)
+
+
+def check_json_log(path):
+    """Every line of the worker's stderr is one JSON object with the four fields; job lines name
+    their job and record."""
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+    recs = []
+    for ln in lines:
+        try:
+            recs.append(json.loads(ln))
+        except ValueError:
+            F.check(False, f"log line is not JSON: {ln[:200]}")
+    F.check(len(recs) == len(lines) and len(recs) > 5, f"{len(recs)} JSON log lines")
+    F.check(all({"time", "level", "event", "message"} <= r.keys() for r in recs),
+            "every log line has time, level, event, message")
+    done = [r for r in recs if r.get("event") == "job_finished"]
+    F.check(len(done) == len(JOBS), f"{len(done)} job_finished lines for {len(JOBS)} jobs")
+    F.check(all({"job_id", "topic", "partition", "offset"} <= r.keys() for r in done),
+            "job_finished lines carry job_id, topic, partition, offset")
+    F.check(any(r.get("job_id") == "ok-0" and r["message"] == "worker: job ok-0: ok" for r in done),
+            "the message text is the text format's")
+    dead = [r for r in recs if r.get("event") == "dead_lettered"]
+    F.check(len(dead) == 1 and dead[0]["level"] == "warn" and "offset" in dead[0],
+            f"one dead_lettered warn line with its offset: {dead}")
+    F.check(any(r.get("event") == "rebalance" and "assigned partitions [" in r["message"]
+                for r in recs), "assignment logged (substring greps still work)")
+
+
+def check_log_formats(st):
+    """--log-format text keeps the line for people; a bad format or level is refused at start."""
+    args = [kt.BIN, "worker", "-b", kt.BROKERS, *st.topic_args, "--limit-max",
+            "output_bytes=4000000"]
+    p = kt.subprocess.run(args + ["--log-format", "text"], capture_output=True, text=True,
+                          timeout=60)
+    line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    F.check(p.returncode == 2 and re.match(r"^\d{4}-\d\d-\d\dT[\d:.]+Z codeq: --limit-max "
+                                           r"output_bytes=4000000", line),
+            f"text format: {p.returncode} {line!r}")
+    p = kt.subprocess.run(args, capture_output=True, text=True, timeout=60)
+    last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "{}"
+    rec = json.loads(last)
+    F.check(p.returncode == 2 and rec.get("level") == "error" and
+            rec.get("event") == "config_error" and "output_bytes=4000000" in rec.get("message", ""),
+            f"json format, an error at start: {p.returncode} {last!r}")
+    for flag, bad in (("--log-format", "xml"), ("--log-level", "loud")):
+        p = kt.subprocess.run(args[:4] + [flag, bad], capture_output=True, text=True, timeout=60)
+        F.check(p.returncode == 2 and f"{flag[2:]}={bad}" in p.stderr,
+                f"{flag} {bad} refused naming it: {p.returncode} {p.stderr!r}")
+    p = kt.subprocess.run(args + ["--log-level", "error"], capture_output=True, text=True,
+                          timeout=60)
+    recs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.strip()]
+    F.check(p.returncode == 2 and recs and all(r["level"] == "error" for r in recs),
+            f"--log-level error keeps only errors: {recs}")
 
 
 JOBS = ([{"id": f"ok-{i}", "code": "print('hi')"} for i in range(4)] +
@@ -129,6 +187,8 @@ try:
     wait_for("/healthz 200 after the stall", lambda: get(base + "/healthz")[0] == 200, 30)
 
     F.check(st.stop("w1") == 0, "worker stops cleanly on SIGTERM")
+    check_json_log(st.logdir / "w1.log")
+    check_log_formats(st)
 finally:
     if stall.exists():
         stall.unlink()
