@@ -45,6 +45,8 @@ void wrk_log_kafka(const rd_kafka_t *rk, int level, const char *fac, const char 
 
 /* The limit called `name` ("wall_ms", "memory_mb", ...) inside l, or NULL (wrk_decode.c). */
 uint32_t *wrk_limit_field(sbx_limits *l, const char *name);
+/* The i-th limit's name, NULL past the last (for --print-config). */
+const char *wrk_limit_name(size_t i);
 
 /* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
  * against the sandbox's rules (paths, count, size) so a bad one is answered `invalid`. */
@@ -67,6 +69,9 @@ void wrk_result_profile(const char *name);
 
 /* Kafka plumbing (wrk_kafka.c). Handles are created with the shared -X props applied. */
 rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
+/* Whether a librdkafka property holds a secret: masked when printed; its -X value may be
+ * "@FILE" (the secret is read from FILE, one trailing newline dropped). */
+bool wrk_kafka_secret(const char *name);
 int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
                   size_t errlen);
 /* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and

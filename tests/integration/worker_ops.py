@@ -116,6 +116,13 @@ def check_log_formats(st):
         p = kt.subprocess.run(args[:4] + [flag, bad], capture_output=True, text=True, timeout=60)
         F.check(p.returncode == 2 and f"{flag[2:]}={bad}" in p.stderr,
                 f"{flag} {bad} refused naming it: {p.returncode} {p.stderr!r}")
+    # CODEQ_KAFKA_DEBUG reaches librdkafka (passthrough), whose logs come out as JSON lines
+    p = kt.subprocess.run(args + ["--log-level", "debug"], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, CODEQ_KAFKA_DEBUG="broker"))
+    recs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.strip()]
+    F.check(any(r["event"] == "kafka_log" and r["level"] == "debug" and "BROKER" in r["message"]
+                for r in recs),
+            f"librdkafka debug logs from CODEQ_KAFKA_DEBUG: {p.stderr[-300:]!r}")
     p = kt.subprocess.run(args + ["--log-level", "error"], capture_output=True, text=True,
                           timeout=60)
     recs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.strip()]
@@ -124,7 +131,8 @@ def check_log_formats(st):
 
 
 JOBS = ([{"id": f"ok-{i}", "code": "print('hi')"} for i in range(4)] +
-        [{"id": f"rej-{i}", "code": "import subprocess\nsubprocess.run(['id'])"} for i in range(3)] +
+        [{"id": f"rej-{i}", "code": "import subprocess\nsubprocess.run(['id'])"}
+         for i in range(3)] +
         [{"id": "inv-0"}])  # no code: invalid
 
 st = kt.Setup(NAME, 2)
