@@ -78,7 +78,8 @@ int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, ch
 {
     char kerr[256];
     if (rd_kafka_conf_set(conf, name, value, kerr, sizeof kerr) != RD_KAFKA_CONF_OK) {
-        snprintf(err, errlen, "codeq: kafka: %s=%s: %s", name, value, kerr);
+        snprintf(err, errlen, "codeq: kafka: %s=%s: %s", name,
+                 wrk_kafka_secret(name) ? "******" : value, kerr);
         return -1;
     }
     return 0;
