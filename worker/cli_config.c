@@ -64,6 +64,7 @@ static int add_setting(cli_args *a, const struct option *lo, const char *name, c
         return add(a, fmt("-X%s=%s", name + 6, value), src);
     if (!settable(lo, name)) {
         fprintf(stderr, "codeq: config: %s=%s (from %s): unknown setting\n", name, value, src);
+        free(src);
         return -1;
     }
     return add(a, fmt("--%s=%s", name, value), src);
@@ -147,10 +148,14 @@ static const char *config_path(int argc, char **argv)
     return path && *path ? path : NULL;
 }
 
+/* The words live as long as the process: the configuration points into them. Held here so
+ * that they stay reachable (LeakSanitizer) after the caller's cli_args is gone. */
+static char **volatile kept_argv, **volatile kept_src; /* volatile: stores kept */
+
 int cli_args_build(int argc, char **argv, const struct option *lo, cli_args *a)
 {
-    a->argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
-    a->src = calloc(CFG_MAX_ARGS, sizeof *a->src);
+    a->argv = kept_argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
+    a->src = kept_src = calloc(CFG_MAX_ARGS, sizeof *a->src);
     a->argc = 0;
     if (!a->argv || !a->src || add(a, argv[0], "") < 0) return -1;
     const char *path = config_path(argc, argv);

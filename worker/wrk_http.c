@@ -93,6 +93,13 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, 
     return 0;
 }
 
+/* libmicrohttpd's own complaints (a client that broke off, accept failing) go to the log. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    wrk_logv(WRK_LOG_WARN, "http_error", NULL, fmt, ap);
+}
+
 int wrk_http_start(const char *addr, char *err, size_t errlen)
 {
     struct sockaddr_storage ss = {0};
@@ -102,6 +109,7 @@ int wrk_http_start(const char *addr, char *err, size_t errlen)
     if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
     if (!daemon_) {

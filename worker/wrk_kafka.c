@@ -25,6 +25,11 @@ bool wrk_kafka_secret(const char *name)
            !strcmp(name, "ssl.key.pem") || !strcmp(name, "sasl.oauthbearer.config");
 }
 
+/* Secrets read from files live as long as the process (the options point to them); held
+ * here so that they stay reachable. volatile: the stores must not be optimised away. */
+static char *volatile secrets_kept[WRK_MAX_KAFKA_PROPS];
+static int nsecrets_kept;
+
 /* A secret kept out of argv, the environment and the config file: "@/run/secrets/x". */
 static char *secret_file(const char *name, const char *path, char *err, size_t errlen)
 {
@@ -46,7 +51,9 @@ static char *secret_file(const char *name, const char *path, char *err, size_t e
     if (n && buf[n - 1] == '\n') buf[--n] = '\0';
     if (n && buf[n - 1] == '\r') buf[--n] = '\0';
     char *s = strdup(buf);
+    explicit_bzero(buf, sizeof buf);
     if (!s) snprintf(err, errlen, "codeq: config: %s: out of memory", name);
+    else if (nsecrets_kept < WRK_MAX_KAFKA_PROPS) secrets_kept[nsecrets_kept++] = s;
     return s;
 }
 

@@ -75,6 +75,7 @@ void wrk_logv(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, co
     if (level < log_min) return;
     wrk_now_iso(ts);
     vsnprintf(msg, sizeof msg, fmt, ap);
+    for (size_t n = strlen(msg); n && msg[n - 1] == '\n'; n--) msg[n - 1] = '\0';
     if (log_json) {
         emit_json(level, event, ctx, ts, msg);
         return;
