@@ -105,7 +105,9 @@ int wrk_http_start(const char *addr, char *err, size_t errlen)
     struct sockaddr_storage ss = {0};
     if (!addr) return 0;
     if (parse_addr(addr, &ss, err, errlen) < 0) return -1;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* epoll: select() would refuse connections on descriptors above 1023, and a worker
+     * with many slots holds many descriptors */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
