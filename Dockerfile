@@ -8,7 +8,7 @@ FROM debian:12 AS build
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       build-essential cmake pkg-config \
-      librdkafka-dev libjansson-dev libseccomp-dev libcgroup-dev libcmocka-dev \
+      librdkafka-dev libjansson-dev libmicrohttpd-dev libseccomp-dev libcgroup-dev libcmocka-dev \
       libpython3-dev libssl-dev python3 >/dev/null \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -31,7 +31,7 @@ FROM debian:12
 # python3-numpy is what the data policy (--policy data) allows jobs to import.
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      librdkafka1 libjansson4 libseccomp2 libcgroup2 libpython3.11 libssl3 \
+      librdkafka1 libjansson4 libmicrohttpd12 libseccomp2 libcgroup2 libpython3.11 libssl3 \
       python3 python3-numpy ca-certificates >/dev/null \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && mkdir -p /run/codeq /tmp/codeq

@@ -169,6 +169,8 @@ extern const char *const sbx_isolations[];
 int sbx_zygote_serve(int argc, char **argv);
 /* Ends this process's zygotes (tests, shutdown); the next zygote job starts a fresh one. */
 void sbx_zygote_shutdown(void);
+/* Zygotes this process has started so far (any thread may read it). */
+unsigned long sbx_zygote_starts(void);
 /* Profile names known to this build, NULL-terminated. */
 extern const char *const sbx_profiles[];
 

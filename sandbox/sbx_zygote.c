@@ -157,6 +157,14 @@ static int sbx_zy_wait_ready(sbx_proc *p, struct sbx_zy *z, unsigned start_ms)
     return 0;
 }
 
+/* Zygotes started by this process, for the worker's metrics (a rise means restarts). */
+static _Atomic unsigned long sbx_zy_starts;
+
+unsigned long sbx_zygote_starts(void)
+{
+    return sbx_zy_starts;
+}
+
 static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char *key)
 {
     int sv[2];
@@ -184,6 +192,7 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
         sbx_zy_retire(z, false);
         return NULL;
     }
+    sbx_zy_starts++;
     return z;
 }
 

@@ -6,6 +6,8 @@ pkgs=(
   build-essential cmake pkg-config
   librdkafka-dev libjansson-dev libseccomp-dev libcgroup-dev libcmocka-dev
   libpython3-dev python3 python3-jsonschema libssl-dev
+  libmicrohttpd-dev             # the worker's /metrics and health endpoint (libmicrohttpd12)
+  python3-prometheus-client     # tests/integration/worker_ops.py parses /metrics with it
   python3-numpy                 # the abuse suite's numpy regression guard runs for real
   python3-confluent-kafka       # bench/e2e's seeds'-way baseline worker and its driver
   kcat openjdk-17-jdk-headless maven iproute2 procps

@@ -55,6 +55,22 @@ int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 /* Parses a positive integer option or prints an error. */
 int cli_uint(const char *name, const char *arg, unsigned *out);
 
+/* Settings from the config file and the environment as flags before the command line's
+ * (cli_config.c): flags > CODEQ_* environment > --config file > defaults. src[i] says where
+ * argv[i] came from ("CODEQ_SLOTS", "FILE line 3", "command line"). */
+typedef struct {
+    int argc;
+    char **argv;
+    char **src;
+} cli_args;
+int cli_args_build(int argc, char **argv, const struct option *longopts, cli_args *a);
+/* After a flag at argv[index] was refused: says which setting and source it was. */
+void cli_args_blame(const cli_args *a, int index);
+/* Where the last value of --name (or -short_opt) came from; NULL: not given. */
+const char *cli_args_source(const cli_args *a, const char *name, char short_opt);
+/* Where the last -X NAME=... came from; NULL: not given. */
+const char *cli_args_kafka_source(const cli_args *a, const char *name);
+
 /* Prints j as one compact JSON line on stdout. On a terminal only ASCII goes out: JSON escapes
  * C0 controls itself, and C1 controls (U+009B is a CSI for some terminals) and DEL are written
  * as \u escapes too, so a job's text cannot act on the terminal; into a pipe or file the

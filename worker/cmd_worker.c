@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "wrk_internal.h"
+#include "wrk_metrics.h"
 
 static const char worker_help[] =
     "usage: codeq worker [OPTIONS]\n\n"
@@ -44,10 +45,114 @@ static const char worker_help[] =
     "                            any topic but codeq's own)\n"
     "      --heartbeat-file F    touch F every 2 s while the main loop turns (a liveness\n"
     "                            probe checks its age); removed on exit\n"
+    "      --http ADDR:PORT      serve /metrics (Prometheus), /healthz and /readyz there, e.g.\n"
+    "                            127.0.0.1:9100 or [::]:9100 (default: off; docs/operations.md)\n"
+    "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
+    "                            (30000)\n"
+    "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
+    "      --log-format F        json (default): one JSON object per line on stderr (time,\n"
+    "                            level, event, message, job_id, topic, partition, offset);\n"
+    "                            text: one line for people\n"
+    "      --log-level L         debug, info (default), warn or error\n"
+    "      --config FILE         settings as `name = value` lines (names as these flags,\n"
+    "                            librdkafka's as kafka.NAME); also CODEQ_CONFIG\n"
+    "      --print-config        print the effective settings and their sources (secrets\n"
+    "                            masked) and exit\n"
+    "Precedence: flags > environment > config file > defaults. Every flag NAME can be set as\n"
+    "CODEQ_NAME (upper case, - as _: CODEQ_COMMIT_INTERVAL_MS), every -X property as\n"
+    "CODEQ_KAFKA_PROPERTY (. as _: CODEQ_KAFKA_SASL_MECHANISM). A secret (a property whose\n"
+    "name holds password or secret) can be read from a file: -X sasl.password=@FILE or\n"
+    "CODEQ_KAFKA_SASL_PASSWORD_FILE=FILE. See docs/operations.md.\n"
     "  -h, --help                this help\n";
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
-       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX };
+       OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
+       OPT_MAX_ABORTS, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
+
+/* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
+typedef struct {
+    const char *worker_id, *policy, *log_format, *log_level;
+} shown;
+
+/* Each -X property once, with its last value (the one librdkafka ends up with). */
+static void print_kafka(const wrk_kafka_opts *k, const cli_args *a)
+{
+    for (int i = 0; i < k->nprops; i++) {
+        const char *name = k->props[i][0];
+        bool later = false;
+        for (int j = i + 1; j < k->nprops && !later; j++) later = !strcmp(k->props[j][0], name);
+        if (later) continue;
+        const char *src = cli_args_kafka_source(a, name);
+        printf("kafka.%s=%s  # %s\n", name, wrk_kafka_secret(name) ? "******" : k->props[i][1],
+               src ? src : "?");
+    }
+}
+
+/* Every -X property is known to librdkafka and takes its value, checked now so that the
+ * message can say where a bad one came from (later, handles are built far from the flags). */
+static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    for (int i = 0; i < k->nprops; i++) {
+        const char *name = k->props[i][0], *src = cli_args_kafka_source(a, name);
+        if (rd_kafka_conf_set(conf, name, k->props[i][1], kerr, sizeof kerr) == RD_KAFKA_CONF_OK)
+            continue;
+        fprintf(stderr, "codeq: config: kafka.%s=%s (from %s): %s\n", name,
+                wrk_kafka_secret(name) ? "******" : k->props[i][1], src ? src : "?", kerr);
+        rd_kafka_conf_destroy(conf);
+        return -1;
+    }
+    rd_kafka_conf_destroy(conf);
+    return 0;
+}
+
+/* The effective configuration, each setting with where it came from; secrets masked. */
+static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
+{
+    char n[8][16];
+    const int num[8] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
+                        c->grace_ms, c->sandbox.zygote_start_ms ? (int)c->sandbox.zygote_start_ms
+                                                                : 10000,
+                        c->health_stall_ms, c->health_max_aborts};
+    for (int i = 0; i < 8; i++) snprintf(n[i], sizeof n[i], "%d", num[i]);
+    const struct { const char *name; char opt; const char *v; } rows[] = {
+        {"brokers", 'b', c->kafka.brokers}, {"jobs-topic", 0, c->kafka.jobs_topic},
+        {"results-topic", 0, c->kafka.results_topic}, {"audit-topic", 0, c->kafka.audit_topic},
+        {"dlq-topic", 0, c->kafka.dlq_topic}, {"group", 'g', c->group},
+        {"instance-id", 0, c->instance_id},
+        {"worker-id", 0, s->worker_id ? s->worker_id : "(INSTANCE-PID)"},
+        {"slots", 0, n[0]}, {"max-attempts", 0, n[1]}, {"commit-interval-ms", 0, n[2]},
+        {"drain-ms", 0, n[3]}, {"grace-ms", 0, n[4]},
+        {"policy", 0, s->policy ? s->policy : "strict"},
+        {"python", 0, c->sandbox.python}, {"work-root", 0, c->sandbox.work_root},
+        {"cgroup-parent", 0, c->sandbox.cgroup_parent},
+        {"sandbox-profile", 0, c->sandbox.profile ? c->sandbox.profile : "full"},
+        {"isolation", 0, c->sandbox.isolation},
+        {"zygote-preload", 0, c->sandbox.zygote_preload ? c->sandbox.zygote_preload
+                                                        : "(the policy's modules)"},
+        {"zygote-start-ms", 0, n[5]},
+        {"heartbeat-file", 0, c->heartbeat_path ? c->heartbeat_path : "(none)"},
+        {"reply-topic-prefix", 0, c->reply_prefix},
+        {"http", 0, c->http_addr ? c->http_addr : "(off)"},
+        {"health-stall-ms", 0, n[6]}, {"health-max-aborts", 0, n[7]},
+        {"log-format", 0, s->log_format}, {"log-level", 0, s->log_level ? s->log_level : "info"},
+    };
+    printf("# codeq worker: effective configuration (flags > CODEQ_* environment > --config "
+           "file > defaults)\n");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *src = cli_args_source(a, rows[i].name, rows[i].opt);
+        printf("%s=%s  # %s\n", rows[i].name, rows[i].v ? rows[i].v : "(built-in)",
+               src ? src : "default");
+    }
+    print_kafka(&c->kafka, a);
+    for (size_t i = 0; wrk_limit_name(i); i++) {
+        sbx_limits l[2] = {c->defaults, c->max};
+        printf("limit-default.%s=%u  limit-max.%s=%u\n", wrk_limit_name(i),
+               *wrk_limit_field(&l[0], wrk_limit_name(i)), wrk_limit_name(i),
+               *wrk_limit_field(&l[1], wrk_limit_name(i)));
+    }
+}
 
 static int number(int opt, const char *arg, wrk_config *c)
 {
@@ -61,6 +166,8 @@ static int number(int opt, const char *arg, wrk_config *c)
         {OPT_INTERVAL, "commit-interval-ms", offsetof(wrk_config, commit_interval_ms)},
         {OPT_DRAIN, "drain-ms", offsetof(wrk_config, drain_ms)},
         {OPT_GRACE, "grace-ms", offsetof(wrk_config, grace_ms)},
+        {OPT_STALL, "health-stall-ms", offsetof(wrk_config, health_stall_ms)},
+        {OPT_MAX_ABORTS, "health-max-aborts", offsetof(wrk_config, health_max_aborts)},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         unsigned v;
@@ -81,11 +188,12 @@ static int fit_limits(wrk_config *c)
     char note[300], err[300];
     size_t budget;
     if (wrk_kafka_record_budget(&c->kafka, &budget, note, sizeof note, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "config_error", NULL, "%s", err);
         return -1;
     }
     if (note[0])
-        wrk_log("worker: record size: %s; using the producer's message.max.bytes", note);
+        wrk_logx(WRK_LOG_WARN, "record_budget", NULL,
+                 "worker: record size: %s; using the producer's message.max.bytes", note);
     c->result_max_bytes = budget;
     sbx_limits builtin;
     sbx_limits_max(&builtin);
@@ -97,15 +205,17 @@ static int fit_limits(wrk_config *c)
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
         if (*l[i].max <= budget) continue;
         if (*l[i].max != l[i].built) {
-            fprintf(stderr, "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
-                    "(message.max.bytes / max.message.bytes); raise those or lower the limit\n",
-                    l[i].name, *l[i].max, budget);
+            wrk_logx(WRK_LOG_ERROR, "config_error", NULL,
+                     "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
+                     "(message.max.bytes / max.message.bytes); raise those or lower the limit",
+                     l[i].name, *l[i].max, budget);
             return -1;
         }
         *l[i].max = (uint32_t)budget;
         if (*l[i].def > *l[i].max) *l[i].def = *l[i].max;
     }
-    wrk_log("worker: results fit in %zu bytes: output_bytes at most %u, artifact_bytes at most %u",
+    wrk_logx(WRK_LOG_INFO, "record_budget", NULL,
+             "worker: results fit in %zu bytes: output_bytes at most %u, artifact_bytes at most %u",
             budget, c->max.output_bytes, c->max.artifact_bytes);
     return 0;
 }
@@ -135,18 +245,29 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"zygote-start-ms", required_argument, NULL, 'Z'},
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
+        {"http", required_argument, NULL, OPT_HTTP},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"health-stall-ms", required_argument, NULL, OPT_STALL},
+        {"health-max-aborts", required_argument, NULL, OPT_MAX_ABORTS},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"print-config", no_argument, NULL, OPT_PRINT_CONFIG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     wrk_config c;
     char err[256], wid[256];
-    const char *worker_id = NULL;
+    shown s = {.log_format = "json"};
+    bool print = false;
     int opt;
+    cli_args a;
     wrk_config_default(&c);
-    while ((opt = getopt_long(argc, argv, "b:X:g:h", longopts, NULL)) != -1) {
+    /* flags > CODEQ_* environment > --config file > defaults: one list, the last word wins */
+    if (cli_args_build(argc, argv, longopts, &a) < 0) return 2;
+    while ((opt = getopt_long(a.argc, a.argv, "b:X:g:h", longopts, NULL)) != -1) {
         int k = cli_kafka_opt(opt, optarg, &c.kafka);
         if (k == 0) k = number(opt, optarg, &c);
-        if (k < 0) return 2;
+        if (k < 0) goto bad;
         if (k > 0) continue;
         switch (opt) {
         case 'g': c.group = optarg; break;
@@ -155,29 +276,35 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         case OPT_LIMIT_MAX:
             if (cli_limit_opt(opt == OPT_LIMIT_MAX ? &c.max : &c.defaults, opt == OPT_LIMIT_MAX,
                               optarg) < 0)
-                return 2;
+                goto bad;
             break;
-        case 'w': worker_id = optarg; break;
+        case 'w': s.worker_id = optarg; break;
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
+        case OPT_HTTP: c.http_addr = optarg; break;
+        case OPT_LOG_FORMAT: s.log_format = optarg; break;
+        case OPT_LOG_LEVEL: s.log_level = optarg; break;
+        case OPT_CONFIG: break; /* read by cli_args_build */
+        case OPT_PRINT_CONFIG: print = true; break;
         case 'p': c.sandbox.python = optarg; break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
             val_policy_free(*policy);
             if (!(*policy = val_policy_load(optarg, err, sizeof err))) {
                 fprintf(stderr, "%s\n", err);
-                return 2;
+                goto bad;
             }
             c.policy = *policy;
+            s.policy = optarg;
             break;
         case 'r': c.sandbox.work_root = optarg; break;
         case 'C': c.sandbox.cgroup_parent = optarg; break;
         case 'I':
-            if (cli_isolation_opt(&c.sandbox, "worker", optarg) < 0) return 2;
+            if (cli_isolation_opt(&c.sandbox, "worker", optarg) < 0) goto bad;
             break;
         case 'L': c.sandbox.zygote_preload = optarg; break;
         case 'Z':
-            if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) return 2;
+            if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) goto bad;
             break;
         case 'S':
             c.sandbox.profile = optarg;
@@ -187,40 +314,61 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         default: fputs(worker_help, stderr); return 2;
         }
     }
-    if (optind != argc) {
+    if (optind != a.argc) {
         fputs(worker_help, stderr);
         return 2;
     }
-    if (cli_limits_consistent(&c.defaults, &c.max) < 0) return 2;
+    if (wrk_log_setup(s.log_format, s.log_level, err, sizeof err) < 0) {
+        const char *src =
+            cli_args_source(&a, strstr(err, "log-level") ? "log-level" : "log-format", 0);
+        fprintf(stderr, "%s (from %s)\n", err, src ? src : "?");
+        return 2;
+    }
+    if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0) return 2;
+    if (print) {
+        print_config(&c, &a, &s);
+        return 0;
+    }
     if (fit_limits(&c) < 0) return 2;
     wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
-    c.worker_id = worker_id ? worker_id : wid;
+    c.worker_id = s.worker_id ? s.worker_id : wid;
     /* Fail at start-up, not on the first job: the validator must be usable. */
     val_report warm = {0};
     if (val_init(err, sizeof err) < 0 ||
         val_check_policy(c.policy, "", 0, &warm, err, sizeof err) < 0) {
         /* The empty check builds the policy's module tables now, not on the first job. */
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
     val_report_free(&warm);
     /* Fail closed: a sandbox layer this host cannot give would fail every job. */
     if (sbx_selfcheck(&c.sandbox, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
     /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
     int swept = sbx_cgroup_sweep(&c.sandbox);
     if (swept > 0)
-        fprintf(stderr, "codeq: worker: removed %d job cgroups left behind under %s\n", swept,
-                c.sandbox.cgroup_parent);
+        wrk_logx(WRK_LOG_WARN, "cgroups_swept", NULL,
+                 "codeq: worker: removed %d job cgroups left behind under %s", swept,
+                 c.sandbox.cgroup_parent);
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
-        fprintf(stderr, "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose\n",
-                c.sandbox.profile);
+        wrk_logx(WRK_LOG_WARN, "weak_profile", NULL,
+                 "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose",
+                 c.sandbox.profile);
+    wrk_metrics_init(&c);
+    if (wrk_http_start(c.http_addr, err, sizeof err) < 0) {
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
+        return 2;
+    }
     int rc = wrk_worker_loop(&c);
+    wrk_http_stop();
     sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
     return rc;
+bad:
+    cli_args_blame(&a, optind - 1);
+    return 2;
 }
 
 int cmd_worker(int argc, char **argv)

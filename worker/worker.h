@@ -52,6 +52,9 @@ typedef struct {
     size_t result_max_bytes;    /* a result is shrunk to fit one record (wrk_fit.c) */
     const char *reply_prefix;   /* reply_to must start with it (or be the results topic);
                                  * "" allows any topic but codeq's own */
+    const char *http_addr;      /* --http ADDR:PORT: /metrics, /healthz, /readyz; NULL: off */
+    int health_stall_ms;        /* /healthz fails when the loop has not turned for this long */
+    int health_max_aborts;      /* ... or when this many transactions aborted in a row */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);

@@ -109,7 +109,8 @@ void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     (void)rk;
     (void)opaque;
-    wrk_log("worker: kafka producer: %s: %s", rd_kafka_err2name(err), reason);
+    wrk_logx(WRK_LOG_WARN, "kafka_error", NULL, "worker: kafka producer: %s: %s",
+             rd_kafka_err2name(err), reason);
 }
 
 /* One transactional call, repeated while it fails retriably (a timeout included) for as long
@@ -123,7 +124,7 @@ static int txn_call(wrk_committer *cm, const char *what,
         rd_kafka_error_t *e = call(cm);
         if (!e) {
             if (i > 0)
-                wrk_log("worker: transaction: %s succeeded after %d tries, %lu ms", what, i + 1,
+                wrk_logx(WRK_LOG_INFO, "transaction_recovered", NULL, "worker: transaction: %s succeeded after %d tries, %lu ms", what, i + 1,
                         (unsigned long)ms_since(t0));
             return 0;
         }
@@ -131,8 +132,9 @@ static int txn_call(wrk_committer *cm, const char *what,
         bool fatal = rd_kafka_error_is_fatal(e), abort = rd_kafka_error_txn_requires_abort(e),
              retry = rd_kafka_error_is_retriable(e) && (!give_up || wrk_now_ms() < give_up);
         if (i < 3 || i % 30 == 0 || !retry)
-            wrk_log("worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
-                    fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
+            wrk_logx(WRK_LOG_WARN, "transaction_error", NULL,
+                     "worker: transaction: %s: %s%s", what, rd_kafka_error_string(e),
+                     fatal ? "" : abort ? " (aborting)" : retry ? " (retrying)" : "");
         if (fatal) {
             rd_kafka_error_destroy(e);
             producer_fatal(cm);
@@ -179,12 +181,13 @@ static int produce_one(wrk_committer *cm, const batch_item *it)
                                             sizeof err)
                   : wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     if (rc == -2 && !dead && !wrk_task_unpublished(it->task)) {
-        wrk_log("worker: job %s: %s; answered internal_error instead",
-                json_string_value(json_object_get(o->result, "id")), err);
+        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
+                 "worker: job %s: %s; answered internal_error instead",
+                 json_string_value(json_object_get(o->result, "id")), err);
         wrk_task_unpublishable(it->task, err + strlen("codeq: publish: "));
         rc = wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     }
-    if (rc < 0) wrk_log("worker: %s", err);
+    if (rc < 0) wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s", err);
     return rc < 0 ? -1 : 0;
 }
 
@@ -203,10 +206,11 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
         char why[300];
         snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
                  rd_kafka_err2str(m->err));
-        wrk_log("worker: a record of job %s: %s; answering internal_error",
-                json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
-                                                  "id")),
-                why);
+        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
+                 "worker: a record of job %s: %s; answering internal_error",
+                 json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
+                                                   "id")),
+                 why);
         wrk_task_unpublishable(cm->items[i].task, why);
         return;
     }
@@ -277,7 +281,7 @@ static int init_txn(wrk_committer *cm, int tries, char *err, size_t errlen)
                  cm->c->group, cm->c->instance_id, rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
         if (!retry) return -1;
-        wrk_log("worker: %s (retrying)", err);
+        wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL, "worker: %s (retrying)", err);
         sleep_ms(1000);
     }
 }
@@ -300,7 +304,7 @@ static void rebuild(wrk_committer *cm)
         set_fatal(cm, "producer", "fatal errors keep coming back; the last one ends the worker");
         return;
     }
-    wrk_log("worker: producer fatal error %s (%s): starting a new producer (%d of %d in 10 min); "
+    wrk_logx(WRK_LOG_ERROR, "producer_rebuild", NULL, "worker: producer fatal error %s (%s): starting a new producer (%d of %d in 10 min); "
             "nothing of its transaction was visible, the batch goes again",
             rd_kafka_err2name(e), why, cm->rebuilds, REBUILDS_MAX);
     rd_kafka_purge(cm->p, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
@@ -311,7 +315,7 @@ static void rebuild(wrk_committer *cm)
         return;
     }
     cm->broken = false;
-    wrk_log("worker: new producer ready");
+    wrk_logx(WRK_LOG_INFO, "producer_rebuilt", NULL, "worker: new producer ready");
 }
 
 static void *committer_main(void *arg)

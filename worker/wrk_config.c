@@ -29,6 +29,8 @@ void wrk_config_default(wrk_config *c)
     /* librdkafka's default message.max.bytes; a worker reads the real one at start. */
     c->result_max_bytes = WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
     c->reply_prefix = "codeq.reply.";
+    c->health_stall_ms = 30000;
+    c->health_max_aborts = 5;
 }
 
 void wrk_config_finish(wrk_config *c)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define INTAKE_MAX 64
@@ -52,7 +53,8 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     wrk_worker *w = opaque;
     if (err != RD_KAFKA_RESP_ERR__FATAL) {
-        wrk_log("worker: kafka: %s: %s", rd_kafka_err2name(err), reason);
+        wrk_logx(WRK_LOG_WARN, "kafka_error", NULL,
+                 "worker: kafka: %s: %s", rd_kafka_err2name(err), reason);
         return;
     }
     char fatal[512];
@@ -138,14 +140,17 @@ static bool record_error(wrk_worker *w, wrk_part *p, const rd_kafka_message_t *m
 {
     if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF || !p || m->offset < 0)
         return false;
-    wrk_log("worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic,
-            (int)p->partition, (long long)m->offset, rd_kafka_message_errstr(m));
+    wrk_log_ctx ctx = {NULL, p->topic, p->partition, m->offset};
+    wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
+             "worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic, (int)p->partition,
+             (long long)m->offset, rd_kafka_message_errstr(m));
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset + 1;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
     if (e) {
-        wrk_log("worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
-                (long long)m->offset, rd_kafka_error_string(e));
+        wrk_logx(WRK_LOG_WARN, "seek_error", NULL,
+                 "worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
+                 (long long)m->offset, rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
     }
     rd_kafka_topic_partition_list_destroy(l);
@@ -161,7 +166,8 @@ static void take(wrk_worker *w, rd_kafka_message_t *m)
     }
     if (m->err && !record_error(w, p, m)) {
         if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-            wrk_log("worker: consume: %s", rd_kafka_message_errstr(m));
+            wrk_logx(WRK_LOG_WARN, "consume_error", NULL,
+                     "worker: consume: %s", rd_kafka_message_errstr(m));
         rd_kafka_message_destroy(m);
         return;
     }
@@ -211,8 +217,9 @@ static void set_paused(wrk_worker *w, wrk_part *p, bool pause)
                                   : rd_kafka_resume_partitions(w->k, l);
     rd_kafka_topic_partition_list_destroy(l);
     if (e)
-        wrk_log("worker: %s %s [%d]: %s", pause ? "pause" : "resume", p->topic,
-                (int)p->partition, rd_kafka_err2str(e));
+        wrk_logx(WRK_LOG_WARN, "pause_error", NULL,
+                 "worker: %s %s [%d]: %s", pause ? "pause" : "resume", p->topic, (int)p->partition,
+                 rd_kafka_err2str(e));
     else
         p->paused = pause;
 }
@@ -239,14 +246,14 @@ static void say_why_idle(wrk_worker *w)
     rd_kafka_topic_t *t = rd_kafka_topic_new(w->k, w->c->kafka.jobs_topic, NULL);
     rd_kafka_resp_err_t e = t ? rd_kafka_metadata(w->k, 0, t, &md, 2000) : RD_KAFKA_RESP_ERR__FAIL;
     if (e)
-        wrk_log("worker %s: no partitions; the cluster cannot be asked about %s: %s",
+        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL, "worker %s: no partitions; the cluster cannot be asked about %s: %s",
                 w->c->worker_id, w->c->kafka.jobs_topic, rd_kafka_err2str(e));
     else if (md->topic_cnt < 1 || md->topics[0].err || md->topics[0].partition_cnt == 0)
-        wrk_log("worker %s: no partitions: the jobs topic %s does not exist on the cluster "
+        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL, "worker %s: no partitions: the jobs topic %s does not exist on the cluster "
                 "(deleted, or the broker came back empty?); create it with `codeq topics`",
                 w->c->worker_id, w->c->kafka.jobs_topic);
     else
-        wrk_log("worker %s: no partitions: %s has %d, none assigned to this member of group %s "
+        wrk_logx(WRK_LOG_INFO, "no_partitions", NULL, "worker %s: no partitions: %s has %d, none assigned to this member of group %s "
                 "(other members hold them, or the group is rebalancing)",
                 w->c->worker_id, w->c->kafka.jobs_topic, md->topics[0].partition_cnt,
                 w->c->group);
@@ -259,10 +266,11 @@ static void report(wrk_worker *w, uint64_t *next)
     uint64_t now = wrk_now_ms();
     if (now < *next) return;
     *next = now + 10000;
-    wrk_log("worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
-            "transactions (%lu aborted)",
-            w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
-            w->aborts);
+    wrk_logx(WRK_LOG_INFO, "status", NULL,
+             "worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
+             "transactions (%lu aborted)",
+             w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
+             w->aborts);
     if (w->nparts == 0) say_why_idle(w);
 }
 
@@ -280,7 +288,7 @@ static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
         e = rd_kafka_incremental_assign(w->k, l);
     }
     if (e) {
-        wrk_log("worker: %s [%d]: restarting the fetch: %s", p->topic, (int)p->partition,
+        wrk_logx(WRK_LOG_WARN, "fetch_restart_error", NULL, "worker: %s [%d]: restarting the fetch: %s", p->topic, (int)p->partition,
                 rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
     }
@@ -307,7 +315,7 @@ static void watchdog(wrk_worker *w, uint64_t *next)
         if (rd_kafka_query_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi, 2000) ||
             hi <= from)
             continue;
-        wrk_log("worker: %s [%d]: stalled: %lld records wait from offset %lld, none fetched for "
+        wrk_logx(WRK_LOG_WARN, "partition_stalled", NULL, "worker: %s [%d]: stalled: %lld records wait from offset %lld, none fetched for "
                 "%lu s%s; restarting its fetch (%s)",
                 p->topic, (int)p->partition, (long long)(hi - from), (long long)from,
                 (unsigned long)((now - p->fetched_at) / 1000), p->paused ? " (paused by us)" : "",
@@ -324,7 +332,8 @@ static void heartbeat(wrk_worker *w, uint64_t *next)
     if (w->beat_fd < 0 || now < *next) return;
     *next = now + 2000;
     if (futimens(w->beat_fd, NULL) < 0)
-        wrk_log("worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
+        wrk_logx(WRK_LOG_WARN, "heartbeat_error", NULL,
+                 "worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
 }
 
 static void kill_all(wrk_worker *w, const char *why)
@@ -339,8 +348,9 @@ static void kill_all(wrk_worker *w, const char *why)
 static void shut_down(wrk_worker *w)
 {
     uint64_t deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
-    wrk_log("worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
-            w->running, w->c->grace_ms);
+    wrk_logx(WRK_LOG_INFO, "worker_stopping", NULL,
+             "worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
+             w->running, w->c->grace_ms);
     backpressure(w, true);
     wrk_commit_give_up_at(w, deadline + 10000); /* the final commit gets 10 s more */
     wrk_commit_collect(w, true);
@@ -366,6 +376,7 @@ static int run(wrk_worker *w)
 {
     uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0, next_watch = 0;
     while (!stop_requested && !w->fatal) {
+        wrk_metrics_turn(w);
         heartbeat(w, &next_beat);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
         intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);
@@ -395,9 +406,10 @@ static bool wait_first_assignment(wrk_worker *w)
         if (m) rd_kafka_message_destroy(m);
     }
     if (!w->assigned_once)
-        wrk_log("worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
-                "#4381), the group drops this member after its session timeout",
-                w->c->worker_id);
+        wrk_logx(WRK_LOG_WARN, "close_skipped", NULL,
+                 "worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
+                 "#4381), the group drops this member after its session timeout",
+                 w->c->worker_id);
     return w->assigned_once;
 }
 
@@ -461,11 +473,11 @@ static void free_committer(void *arg)
 /* Leaves at once when a bounded step did not end: the thread still in it may use w. */
 static void leave_now(wrk_worker *w, const char *what, int rc)
 {
-    wrk_log("worker %s: %s did not end within %d s (broker away?); leaving without it%s",
+    wrk_logx(WRK_LOG_ERROR, "close_timeout", NULL, "worker %s: %s did not end within %d s (broker away?); leaving without it%s",
             w->c->worker_id, what, CLOSE_MS / 1000,
             w->k ? ", the group drops this member after its session timeout" : "");
     if (w->beat_fd >= 0) unlink(w->c->heartbeat_path);
-    if (w->fatal) fprintf(stderr, "%s\n", w->why);
+    if (w->fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w->why);
     fflush(NULL);
     _exit(rc ? rc : 3);
 }
@@ -476,29 +488,32 @@ int wrk_worker_loop(const wrk_config *c)
     wrk_worker w = {.c = c, .beat_fd = -1, .cm = wrk_committer_new()};
     install_signals();
     if (!w.cm) {
-        fprintf(stderr, "codeq: worker: out of memory\n");
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "codeq: worker: out of memory");
         return 1;
     }
     if (c->heartbeat_path &&
         (w.beat_fd = open(c->heartbeat_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-        fprintf(stderr, "codeq: worker: heartbeat file %s: %s\n", c->heartbeat_path,
-                strerror(errno));
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "codeq: worker: heartbeat file %s: %s",
+                 c->heartbeat_path, strerror(errno));
         return 1;
     }
     if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, &w, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         if (w.k) rd_kafka_destroy(w.k);
         wrk_committer_free(w.cm);
         if (w.beat_fd >= 0) unlink(c->heartbeat_path);
         return 1;
     }
-    wrk_log("worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
-            c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
-            c->instance_id);
+    wrk_logx(WRK_LOG_INFO, "worker_started", NULL,
+             "worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
+             c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
+             c->instance_id);
     int rc = run(&w);
-    if (!w.fatal) wrk_log("worker %s: leaving group %s", c->worker_id, c->group);
+    if (!w.fatal)
+        wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL, "worker %s: leaving group %s",
+                 c->worker_id, c->group);
     w.leaving = true;
     if (wait_first_assignment(&w)) {
         if (!bounded(close_consumer, w.k)) leave_now(&w, "the consumer's close", rc);
@@ -513,7 +528,7 @@ int wrk_worker_loop(const wrk_config *c)
     free(w.parts);
     free(w.limbo);
     if (!bounded(free_committer, w.cm)) leave_now(&w, "the producer's close", rc);
-    if (w.fatal) fprintf(stderr, "%s\n", w.why);
+    if (w.fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
         close(w.beat_fd);
         unlink(c->heartbeat_path);

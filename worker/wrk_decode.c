@@ -74,6 +74,13 @@ uint32_t *wrk_limit_field(sbx_limits *l, const char *name)
     return NULL;
 }
 
+const char *wrk_limit_name(size_t i)
+{
+    size_t n = 0;
+    while (limit_fields[n].name) n++;
+    return i < n ? limit_fields[i].name : NULL;
+}
+
 static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char *why,
                          size_t whylen)
 {

@@ -23,10 +23,30 @@ json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
  * length, or -1 (and *out NULL) when it is not base64. */
 long wrk_base64_decode(const char *in, size_t len, size_t max_len, char **out);
+/* Logging (wrk_log.c): one sink. wrk_log is an info line of event "log"; wrk_logx names the
+ * level and event and, where known, the job and its record (topic NULL: none; offset -1). */
+typedef enum { WRK_LOG_DEBUG, WRK_LOG_INFO, WRK_LOG_WARN, WRK_LOG_ERROR } wrk_log_level;
+typedef struct {
+    const char *job_id;
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+} wrk_log_ctx;
+/* format: "json" or "text" (NULL: unchanged, text at first); level: debug|info|warn|error. */
+int wrk_log_setup(const char *format, const char *level, char *err, size_t errlen);
+bool wrk_log_is_json(void);
 void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void wrk_logx(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, const char *fmt,
+              ...) __attribute__((format(printf, 4, 5)));
+void wrk_logv(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, const char *fmt,
+              va_list ap);
+/* librdkafka's log callback, installed on every handle in JSON mode (wrk_kafka_conf). */
+void wrk_log_kafka(const rd_kafka_t *rk, int level, const char *fac, const char *buf);
 
 /* The limit called `name` ("wall_ms", "memory_mb", ...) inside l, or NULL (wrk_decode.c). */
 uint32_t *wrk_limit_field(sbx_limits *l, const char *name);
+/* The i-th limit's name, NULL past the last (for --print-config). */
+const char *wrk_limit_name(size_t i);
 
 /* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
  * against the sandbox's rules (paths, count, size) so a bad one is answered `invalid`. */
@@ -49,6 +69,9 @@ void wrk_result_profile(const char *name);
 
 /* Kafka plumbing (wrk_kafka.c). Handles are created with the shared -X props applied. */
 rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errlen);
+/* Whether a librdkafka property holds a secret: masked when printed; its -X value may be
+ * "@FILE" (the secret is read from FILE, one trailing newline dropped). */
+bool wrk_kafka_secret(const char *name);
 int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *err,
                   size_t errlen);
 /* n {name, value} pairs, in order. */

@@ -1,6 +1,7 @@
 /* Kafka plumbing shared by worker, submit, topics and broker: configuration with kcat-style
  * -X pass-through, and topic creation through the Admin API. Every librdkafka error is
  * returned with the call that failed, never logged and dropped. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,44 @@ void wrk_kafka_opts_default(wrk_kafka_opts *o)
     o->dlq_topic = "codeq.jobs.dlq";
 }
 
+bool wrk_kafka_secret(const char *name)
+{
+    return strstr(name, "password") || strstr(name, "secret") ||
+           !strcmp(name, "ssl.key.pem") || !strcmp(name, "sasl.oauthbearer.config");
+}
+
+/* Secrets read from files live as long as the process (the options point to them); held
+ * here so that they stay reachable. volatile: the stores must not be optimised away. */
+static char *volatile secrets_kept[WRK_MAX_KAFKA_PROPS];
+static int nsecrets_kept;
+
+/* A secret kept out of argv, the environment and the config file: "@/run/secrets/x". */
+static char *secret_file(const char *name, const char *path, char *err, size_t errlen)
+{
+    char buf[65536];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "codeq: config: %s=@%s: %s", name, path, strerror(errno));
+        return NULL;
+    }
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    bool more = fgetc(f) != EOF, bad = ferror(f);
+    fclose(f);
+    if (bad || more) {
+        snprintf(err, errlen, "codeq: config: %s=@%s: %s", name, path,
+                 bad ? "read failed" : "larger than 64 KiB");
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (n && buf[n - 1] == '\n') buf[--n] = '\0';
+    if (n && buf[n - 1] == '\r') buf[--n] = '\0';
+    char *s = strdup(buf);
+    explicit_bzero(buf, sizeof buf);
+    if (!s) snprintf(err, errlen, "codeq: config: %s: out of memory", name);
+    else if (nsecrets_kept < WRK_MAX_KAFKA_PROPS) secrets_kept[nsecrets_kept++] = s;
+    return s;
+}
+
 int wrk_kafka_opts_add(wrk_kafka_opts *o, char *nv, char *err, size_t errlen)
 {
     char *eq = strchr(nv, '=');
@@ -32,6 +71,11 @@ int wrk_kafka_opts_add(wrk_kafka_opts *o, char *nv, char *err, size_t errlen)
     *eq = '\0';
     o->props[o->nprops][0] = nv;
     o->props[o->nprops][1] = eq + 1;
+    if (eq[1] == '@' && wrk_kafka_secret(nv) &&
+        !(o->props[o->nprops][1] = secret_file(nv, eq + 2, err, errlen))) {
+        *eq = '=';
+        return -1;
+    }
     o->nprops++;
     return 0;
 }
@@ -49,7 +93,8 @@ int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, ch
 {
     char kerr[256];
     if (rd_kafka_conf_set(conf, name, value, kerr, sizeof kerr) != RD_KAFKA_CONF_OK) {
-        snprintf(err, errlen, "codeq: kafka: %s=%s: %s", name, value, kerr);
+        snprintf(err, errlen, "codeq: kafka: %s=%s: %s", name,
+                 wrk_kafka_secret(name) ? "******" : value, kerr);
         return -1;
     }
     return 0;
@@ -60,6 +105,7 @@ rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errle
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (wrk_kafka_set(conf, "bootstrap.servers", o->brokers, err, errlen) < 0) goto fail;
     if (wrk_kafka_set(conf, "client.id", "codeq", err, errlen) < 0) goto fail;
+    if (wrk_log_is_json()) rd_kafka_conf_set_log_cb(conf, wrk_log_kafka);
     for (int i = 0; i < o->nprops; i++)
         if (wrk_kafka_set(conf, o->props[i][0], o->props[i][1], err, errlen) < 0) goto fail;
     return conf;

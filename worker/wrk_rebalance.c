@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define COMMITTED_TRIES 10
@@ -26,7 +27,7 @@ void wrk_worker_fatal(wrk_worker *w, const char *fmt, ...)
     vsnprintf(w->why, sizeof w->why, fmt, ap);
     va_end(ap);
     w->fatal = true;
-    wrk_log("worker: fatal: %s", w->why);
+    wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "worker: fatal: %s", w->why);
 }
 
 wrk_part *wrk_worker_part(wrk_worker *w, const char *topic, int32_t partition)
@@ -45,7 +46,7 @@ static void log_parts(const char *what, const rd_kafka_topic_partition_list_t *l
     for (int i = 0; i < l->cnt && o < sizeof buf - 32; i++)
         o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d@%lld", i ? "," : "",
                               (int)l->elems[i].partition, (long long)l->elems[i].offset);
-    wrk_log("worker: %s partitions [%s]", what, buf);
+    wrk_logx(WRK_LOG_INFO, "rebalance", NULL, "worker: %s partitions [%s]", what, buf);
 }
 
 /* The committed offsets and metadata of l; retried because a partition whose previous owner
@@ -59,7 +60,8 @@ static int fetch_committed(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
         for (int j = 0; !bad && j < l->cnt; j++) bad = l->elems[j].err != 0;
         if (!bad) return 0;
         if (!e) e = l->elems[0].err;
-        wrk_log("worker: committed offsets: %s (retrying)", rd_kafka_err2str(e));
+        wrk_logx(WRK_LOG_WARN, "committed_offsets_retry", NULL,
+                 "worker: committed offsets: %s (retrying)", rd_kafka_err2str(e));
         usleep(500 * 1000);
     }
     wrk_worker_fatal(w, "codeq: worker: cannot read committed offsets: %s", rd_kafka_err2str(e));
@@ -187,7 +189,8 @@ static void give_back(wrk_worker *w, rd_kafka_topic_partition_list_t *l, bool lo
     free(rev);
     rd_kafka_error_t *e = rd_kafka_incremental_unassign(w->k, l);
     if (e) {
-        wrk_log("worker: unassign: %s", rd_kafka_error_string(e));
+        wrk_logx(WRK_LOG_WARN, "unassign_error", NULL,
+                 "worker: unassign: %s", rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
     }
 }
@@ -197,6 +200,7 @@ void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_parti
 {
     wrk_worker *w = opaque;
     w->assigned_once = true;
+    wrk_metrics_rebalance(e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, rd_kafka_assignment_lost(k));
     if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
         take_over(w, l);
     else

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "wrk_metrics.h"
 #include "wrk_worker.h"
 
 #define POLL_MAX 256
@@ -119,12 +120,15 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
 {
     const char *why;
     wrk_outcome *o = wrk_task_finish(e->task);
+    wrk_log_ctx ctx = {json_string_value(json_object_get(o->result, "id")), p->topic,
+                       p->partition, e->offset};
     if (wrk_task_dead_letter(e->task, &why))
-        wrk_log("worker: %s [%d] offset %lld dead-lettered: %s", p->topic, (int)p->partition,
-                (long long)e->offset, why);
+        wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
+                 "worker: %s [%d] offset %lld dead-lettered: %s", p->topic, (int)p->partition,
+                 (long long)e->offset, why);
     else
-        wrk_log("worker: job %s: %s", json_string_value(json_object_get(o->result, "id")),
-                o->status);
+        wrk_logx(WRK_LOG_INFO, "job_finished", &ctx, "worker: job %s: %s", ctx.job_id, o->status);
+    wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why), rd_kafka_message_timestamp(e->msg, 0));
     e->state = WRK_E_DONE;
     p->dirty = true;
     w->running--;

@@ -1,4 +1,4 @@
-/* Small helpers every worker module needs: clocks, hashes, bytes-to-JSON, logging.
+/* Small helpers every worker module needs: clocks, hashes, bytes-to-JSON (logging: wrk_log.c).
  * Hashing and base64 come from OpenSSL's libcrypto rather than hand-written code. */
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -157,16 +157,4 @@ json_t *wrk_json_base64(const char *data, size_t len)
     json_t *j = json_stringn((const char *)out, (size_t)n);
     free(out);
     return j;
-}
-
-void wrk_log(const char *fmt, ...)
-{
-    char ts[32];
-    va_list ap;
-    wrk_now_iso(ts);
-    fprintf(stderr, "%s codeq: ", ts);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
 }

@@ -1,0 +1,120 @@
+"""Where `codeq worker` takes its settings from (docs/operations.md): flags > CODEQ_* environment >
+--config file > defaults, librdkafka properties passed through (-X, CODEQ_KAFKA_*, kafka.* in
+the file), secrets read from files and masked, bad values refused at start naming their source.
+Uses --print-config, which exits before touching Kafka; no broker needed."""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import BIN, Failures  # noqa: E402
+
+F = Failures()
+TMP = pathlib.Path(tempfile.mkdtemp(prefix="codeq-worker-config-"))
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CODEQ_")}
+
+
+def worker(*args, env=None):
+    e = dict(CLEAN_ENV, **(env or {}))
+    return subprocess.run([BIN, "worker", *args], capture_output=True, text=True, env=e,
+                          timeout=60)
+
+
+def settings(p):
+    """{name: (value, source)} from --print-config's `name=value  # source` lines."""
+    out = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("#") or "  # " not in line:
+            continue
+        nv, src = line.split("  # ", 1)
+        name, value = nv.split("=", 1)
+        out[name] = (value, src)
+    return out
+
+
+conf = TMP / "worker.conf"
+conf.write_text("# a comment\n\nslots = 3\ngroup=from-file\ngrace-ms = 1234\n"
+                "kafka.client.rack = rack-file\nkafka.sasl.username = alice\n")
+secret = TMP / "password"
+secret.write_text("hunter2-from-file\n")
+
+# Precedence: each source alone, then stacked.
+p = worker("--print-config")
+s = settings(p)
+F.check(p.returncode == 0 and s.get("slots", ("", ""))[1] == "default",
+        f"defaults: {p.returncode} {s.get('slots')} {p.stderr}")
+s = settings(worker("--config", str(conf), "--print-config"))
+F.check(s.get("slots") == ("3", f"{conf} line 3"), f"file: {s.get('slots')}")
+F.check(s.get("group") == ("from-file", f"{conf} line 4"), f"file: {s.get('group')}")
+s = settings(worker("--print-config", env={"CODEQ_CONFIG": str(conf), "CODEQ_SLOTS": "5"}))
+F.check(s.get("slots") == ("5", "CODEQ_SLOTS"), f"env over file: {s.get('slots')}")
+F.check(s.get("grace-ms") == ("1234", f"{conf} line 5"), f"CODEQ_CONFIG read: {s.get('grace-ms')}")
+s = settings(worker("--config", str(conf), "--slots", "7", "--print-config",
+                    env={"CODEQ_SLOTS": "5", "CODEQ_COMMIT_INTERVAL_MS": "250"}))
+F.check(s.get("slots") == ("7", "command line"), f"flag over env and file: {s.get('slots')}")
+F.check(s.get("commit-interval-ms") == ("250", "CODEQ_COMMIT_INTERVAL_MS"),
+        f"dashes as underscores: {s.get('commit-interval-ms')}")
+F.check(s.get("group") == ("from-file", f"{conf} line 4"), "untouched file setting kept")
+
+# librdkafka passthrough: file < env < flag, names with dots.
+s = settings(worker("--config", str(conf), "--print-config",
+                    env={"CODEQ_KAFKA_CLIENT_RACK": "rack-env",
+                         "CODEQ_KAFKA_SOCKET_TIMEOUT_MS": "7000"}))
+F.check(s.get("kafka.client.rack") == ("rack-env", "CODEQ_KAFKA_CLIENT_RACK"),
+        f"CODEQ_KAFKA_ over file: {s.get('kafka.client.rack')}")
+F.check(s.get("kafka.socket.timeout.ms") == ("7000", "CODEQ_KAFKA_SOCKET_TIMEOUT_MS"),
+        f"underscores to dots: {s.get('kafka.socket.timeout.ms')}")
+F.check(s.get("kafka.sasl.username") == ("alice", f"{conf} line 7"), "kafka.* from the file")
+s = settings(worker("--config", str(conf), "-X", "client.rack=rack-flag", "--print-config",
+                    env={"CODEQ_KAFKA_CLIENT_RACK": "rack-env"}))
+F.check(s.get("kafka.client.rack") == ("rack-flag", "command line"),
+        f"-X over CODEQ_KAFKA_: {s.get('kafka.client.rack')}")
+
+# Secrets: from a file (-X name=@FILE, CODEQ_KAFKA_*_FILE), never printed.
+p = worker("-X", f"sasl.password=@{secret}", "-X", "ssl.key.password=plain-secret",
+           "--print-config", env={"CODEQ_KAFKA_SSL_KEYSTORE_PASSWORD_FILE": str(secret)})
+s = settings(p)
+F.check(p.returncode == 0, f"secrets: exit {p.returncode} {p.stderr}")
+F.check(s.get("kafka.sasl.password") == ("******", "command line"),
+        f"masked: {s.get('kafka.sasl.password')}")
+F.check(s.get("kafka.ssl.key.password", ("",))[0] == "******",
+        "a secret given inline is masked too")
+F.check(s.get("kafka.ssl.keystore.password") ==
+        ("******", "CODEQ_KAFKA_SSL_KEYSTORE_PASSWORD_FILE"), "secret from a _FILE variable")
+F.check("hunter2" not in p.stdout + p.stderr and "plain-secret" not in p.stdout + p.stderr,
+        "no secret in the output")
+p = worker("--print-config", env={"CODEQ_KAFKA_SASL_PASSWORD_FILE": str(TMP / "missing")})
+F.check(p.returncode == 2 and "CODEQ_KAFKA_SASL_PASSWORD_FILE" in p.stderr and
+        "No such file" in p.stderr, f"missing secret file: {p.returncode} {p.stderr!r}")
+
+# Bad values name the setting and where it came from.
+p = worker("--print-config", env={"CODEQ_SLOTS": "abc"})
+F.check(p.returncode == 2 and "slots=abc (from CODEQ_SLOTS)" in p.stderr and
+        "positive integer" in p.stderr, f"bad env value: {p.returncode} {p.stderr!r}")
+bad = TMP / "bad.conf"
+bad.write_text("slots = 2\ndrain-ms = soon\n")
+p = worker("--config", str(bad), "--print-config")
+F.check(p.returncode == 2 and f"drain-ms=soon (from {bad} line 2)" in p.stderr,
+        f"bad file value: {p.returncode} {p.stderr!r}")
+bad.write_text("slotz = 2\n")
+p = worker("--config", str(bad), "--print-config")
+F.check(p.returncode == 2 and f"slotz=2 (from {bad} line 1): unknown setting" in p.stderr,
+        f"unknown file setting: {p.returncode} {p.stderr!r}")
+bad.write_text("just words\n")
+p = worker("--config", str(bad), "--print-config")
+F.check(p.returncode == 2 and "line 1" in p.stderr, f"malformed line: {p.returncode} {p.stderr!r}")
+p = worker("--config", str(TMP / "nope.conf"), "--print-config")
+F.check(p.returncode == 2 and "nope.conf" in p.stderr, f"missing config file: {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_KAFKA_NO_SUCH_THING": "1"})
+F.check(p.returncode == 2 and "kafka.no.such.thing=1 (from CODEQ_KAFKA_NO_SUCH_THING)" in p.stderr,
+        f"unknown librdkafka property: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_LOG_FORMAT": "xml"})
+F.check(p.returncode == 2 and "log-format=xml" in p.stderr and "CODEQ_LOG_FORMAT" in p.stderr,
+        f"bad log format from env: {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_TEST_SOMETHING": "x", "CODEQ_UNRELATED": "y"})
+F.check(p.returncode == 0, f"other CODEQ_ variables are ignored: {p.stderr!r}")
+p = worker("--slots", "abc", "--print-config")
+F.check(p.returncode == 2 and "positive integer" in p.stderr, "a bad flag is still refused")
+F.finish("worker_config")

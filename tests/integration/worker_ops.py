@@ -1,0 +1,204 @@
+"""The worker's operator endpoint on a real broker (CODEQ_TEST_BROKERS): one worker with
+--http on a free port; ok, rejected, invalid and dead-lettered jobs. Asserts: /metrics parses
+with prometheus_client's text parser (the real one, python3-prometheus-client) and its
+counters and histograms moved by what ran; /readyz is ready once assigned; /healthz is
+healthy, turns unhealthy while the main loop is stalled on purpose (the documented test hook
+CODEQ_TEST_STALL_FILE) and healthy again after. Logs: every line of the worker's stderr is
+a JSON object (time, level, event, message; job_id/topic/partition/offset on job lines);
+--log-format text keeps the line for people; bad --log-format/--log-level values are refused.
+Every wait is bounded."""
+import json
+import os
+import pathlib
+import re
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import kafka_test as kt  # noqa: E402
+from codeq_test import Failures  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
+
+NAME = "worker_ops"
+F = Failures()
+kt.require_broker(NAME)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url):
+    """(status, body) of a GET; errors with a status are answers too."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def wait_for(what, cond, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if cond():
+                return True
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        time.sleep(0.2)
+    F.check(False, f"timed out ({timeout} s) waiting for {what}")
+    return False
+
+
+def scrape(base):
+    """{sample name: {frozenset(labels): value}} from /metrics, through the real parser."""
+    status, text = get(base + "/metrics")
+    F.check(status == 200, f"/metrics answered {status}")
+    samples = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            samples.setdefault(s.name, {})[frozenset(s.labels.items())] = s.value
+    return samples
+
+
+def value(m, name, **labels):
+    return m.get(name, {}).get(frozenset(labels.items()), 0.0)
+
+
+def check_json_log(path):
+    """Every line of the worker's stderr is one JSON object with the four fields; job lines name
+    their job and record."""
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+    recs = []
+    for ln in lines:
+        try:
+            recs.append(json.loads(ln))
+        except ValueError:
+            F.check(False, f"log line is not JSON: {ln[:200]}")
+    F.check(len(recs) == len(lines) and len(recs) > 5, f"{len(recs)} JSON log lines")
+    F.check(all({"time", "level", "event", "message"} <= r.keys() for r in recs),
+            "every log line has time, level, event, message")
+    done = [r for r in recs if r.get("event") == "job_finished"]
+    F.check(len(done) == len(JOBS), f"{len(done)} job_finished lines for {len(JOBS)} jobs")
+    F.check(all({"job_id", "topic", "partition", "offset"} <= r.keys() for r in done),
+            "job_finished lines carry job_id, topic, partition, offset")
+    F.check(any(r.get("job_id") == "ok-0" and r["message"] == "worker: job ok-0: ok" for r in done),
+            "the message text is the text format's")
+    dead = [r for r in recs if r.get("event") == "dead_lettered"]
+    F.check(len(dead) == 1 and dead[0]["level"] == "warn" and "offset" in dead[0],
+            f"one dead_lettered warn line with its offset: {dead}")
+    F.check(any(r.get("event") == "rebalance" and "assigned partitions [" in r["message"]
+                for r in recs), "assignment logged (substring greps still work)")
+
+
+def check_log_formats(st):
+    """--log-format text keeps the line for people; a bad format or level is refused at start."""
+    args = [kt.BIN, "worker", "-b", kt.BROKERS, *st.topic_args, "--limit-max",
+            "output_bytes=4000000"]
+    p = kt.subprocess.run(args + ["--log-format", "text"], capture_output=True, text=True,
+                          timeout=60)
+    line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    F.check(p.returncode == 2 and re.match(r"^\d{4}-\d\d-\d\dT[\d:.]+Z codeq: --limit-max "
+                                           r"output_bytes=4000000", line),
+            f"text format: {p.returncode} {line!r}")
+    p = kt.subprocess.run(args, capture_output=True, text=True, timeout=60)
+    last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "{}"
+    rec = json.loads(last)
+    F.check(p.returncode == 2 and rec.get("level") == "error" and
+            rec.get("event") == "config_error" and "output_bytes=4000000" in rec.get("message", ""),
+            f"json format, an error at start: {p.returncode} {last!r}")
+    for flag, bad in (("--log-format", "xml"), ("--log-level", "loud")):
+        p = kt.subprocess.run(args[:4] + [flag, bad], capture_output=True, text=True, timeout=60)
+        F.check(p.returncode == 2 and f"{flag[2:]}={bad}" in p.stderr,
+                f"{flag} {bad} refused naming it: {p.returncode} {p.stderr!r}")
+    # CODEQ_KAFKA_DEBUG reaches librdkafka (passthrough), whose logs come out as JSON lines
+    p = kt.subprocess.run(args + ["--log-level", "debug"], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, CODEQ_KAFKA_DEBUG="broker"))
+    recs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.strip()]
+    F.check(any(r["event"] == "kafka_log" and r["level"] == "debug" and "BROKER" in r["message"]
+                for r in recs),
+            f"librdkafka debug logs from CODEQ_KAFKA_DEBUG: {p.stderr[-300:]!r}")
+    p = kt.subprocess.run(args + ["--log-level", "error"], capture_output=True, text=True,
+                          timeout=60)
+    recs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.strip()]
+    F.check(p.returncode == 2 and recs and all(r["level"] == "error" for r in recs),
+            f"--log-level error keeps only errors: {recs}")
+
+
+JOBS = ([{"id": f"ok-{i}", "code": "print('hi')"} for i in range(4)] +
+        [{"id": f"rej-{i}", "code": "import subprocess\nsubprocess.run(['id'])"}
+         for i in range(3)] +
+        [{"id": "inv-0"}])  # no code: invalid
+
+st = kt.Setup(NAME, 2)
+port = free_port()
+base = f"http://127.0.0.1:{port}"
+stall = st.logdir / "stall"
+os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
+try:
+    w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
+    wait_for("/readyz 200", lambda: get(base + "/readyz")[0] == 200, 60)
+    F.check(get(base + "/healthz")[0] == 200, "/healthz healthy once running")
+    F.check(get(base + "/nope")[0] == 404, "unknown path answers 404")
+    before = scrape(base)
+    F.check(value(before, "codeq_rebalances_total", kind="assign") >= 1,
+            "an assignment was counted")
+
+    st.produce_jobs(JOBS)
+    kt.subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", st.topics["jobs"]],
+                      input="this is not json\n", text=True, timeout=60, check=True)
+    wait_for("every job committed",
+             lambda: value(scrape(base), "codeq_jobs_committed_total") >= len(JOBS) + 1, 120)
+    m = scrape(base)
+    F.check(value(m, "codeq_jobs_total", status="ok") == 4, "4 ok jobs counted")
+    F.check(value(m, "codeq_jobs_total", status="rejected") == 3, "3 rejected jobs counted")
+    F.check(value(m, "codeq_jobs_total", status="invalid") == 1, "1 invalid job counted")
+    F.check(value(m, "codeq_dead_letters_total") == 1, "1 dead letter counted")
+    F.check(value(m, "codeq_validator_findings_total", rule="forbidden-import") >= 3 or
+            sum(m.get("codeq_validator_findings_total", {}).values()) >= 3,
+            f"validator findings counted: {m.get('codeq_validator_findings_total')}")
+    F.check(value(m, "codeq_job_duration_seconds_count") == 8,
+            f"duration histogram has the 8 jobs with a result: "
+            f"{value(m, 'codeq_job_duration_seconds_count')}")
+    F.check(value(m, "codeq_job_duration_seconds_bucket", le="+Inf") == 8,
+            "duration +Inf bucket equals the count")
+    F.check(value(m, "codeq_job_sandbox_overhead_seconds_count") == 4,
+            "overhead histogram has the 4 jobs that ran a sandbox")
+    F.check(value(m, "codeq_job_queue_wait_seconds_count") == 8, "queue-wait histogram moved")
+    F.check(value(m, "codeq_transactions_committed_total") >
+            value(before, "codeq_transactions_committed_total"), "commits counted")
+    F.check(value(m, "codeq_slots_free") == 2 and value(m, "codeq_jobs_running") == 0,
+            "idle: 2 slots free, nothing running")
+    F.check(value(m, "codeq_zygote_starts_total") >= 1 or
+            os.environ.get("CODEQ_TEST_ISOLATION") == "exec", "a zygote start was counted")
+    lags = m.get("codeq_consumer_lag", {})
+    F.check(len(lags) == 2, f"lag of both partitions is known: {lags}")
+    # refreshed every second from the last fetch's high watermark
+    wait_for("lag 0 on both partitions once all is committed",
+             lambda: sorted(scrape(base).get("codeq_consumer_lag", {}).values()) == [0, 0], 15)
+    for name in ("codeq_job_duration_seconds", "codeq_job_sandbox_overhead_seconds"):
+        buckets = sorted(((float(dict(k)["le"]), v) for k, v in m[name + "_bucket"].items()))
+        F.check(all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:])),
+                f"{name} buckets are cumulative")
+
+    stall.touch()
+    wait_for("/healthz 503 while the loop is stalled", lambda: get(base + "/healthz")[0] == 503,
+             30)
+    code, body = get(base + "/healthz")
+    F.check("has not turned" in body, f"/healthz says why: {body.strip()}")
+    stall.unlink()
+    wait_for("/healthz 200 after the stall", lambda: get(base + "/healthz")[0] == 200, 30)
+
+    F.check(st.stop("w1") == 0, "worker stops cleanly on SIGTERM")
+    check_json_log(st.logdir / "w1.log")
+    check_log_formats(st)
+finally:
+    if stall.exists():
+        stall.unlink()
+    st.kill_all()
+F.finish(NAME)

@@ -1,0 +1,210 @@
+/* Where a worker's settings come from: flags > environment (CODEQ_*) > config file > defaults.
+ * Rather than a second parser, the file and the environment are turned into flags placed
+ * before the command line's ("--slots=4", "-Xsasl.mechanism=PLAIN"), so getopt reads one
+ * list in which the last word wins and every value passes the same checks as a flag. Each
+ * word remembers its source, so a bad value is reported as coming from CODEQ_SLOTS or from
+ * line 3 of the file, and --print-config can say where each setting came from.
+ *   file: `name = value` lines, names as the long flags (slots, brokers, ...), librdkafka
+ *         properties as kafka.NAME; # starts a comment line
+ *   env:  CODEQ_<FLAG> (CODEQ_COMMIT_INTERVAL_MS), CODEQ_KAFKA_<PROPERTY> (underscores to
+ *         dots, lower case), CODEQ_KAFKA_<SECRET>_FILE; other CODEQ_* names are ignored
+ *         (tests and scripts use the prefix too). CODEQ_CONFIG names the file. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "wrk_internal.h"
+
+extern char **environ;
+
+enum { CFG_MAX_ARGS = 512, CFG_LINE_MAX = 4096 };
+
+static int add(cli_args *a, char *word, char *src)
+{
+    if (!word || !src || a->argc >= CFG_MAX_ARGS - 1) {
+        fprintf(stderr, "codeq: config: too many settings or out of memory\n");
+        return -1;
+    }
+    a->argv[a->argc] = word;
+    a->src[a->argc++] = src;
+    a->argv[a->argc] = NULL;
+    return 0;
+}
+
+static char *fmt(const char *f, const char *a, const char *b)
+{
+    char *s;
+    return asprintf(&s, f, a, b) < 0 ? NULL : s;
+}
+
+/* A long flag that takes a value and may come from the file or the environment. */
+static const struct option *settable(const struct option *lo, const char *name)
+{
+    for (; lo->name; lo++)
+        if (lo->has_arg == required_argument && strcmp(lo->name, name) == 0 &&
+            strcmp(name, "config") != 0)
+            return lo;
+    return NULL;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+static int add_setting(cli_args *a, const struct option *lo, const char *name, const char *value,
+                       char *src)
+{
+    if (strncmp(name, "kafka.", 6) == 0 && name[6])
+        return add(a, fmt("-X%s=%s", name + 6, value), src);
+    if (!settable(lo, name)) {
+        fprintf(stderr, "codeq: config: %s=%s (from %s): unknown setting\n", name, value, src);
+        free(src);
+        return -1;
+    }
+    return add(a, fmt("--%s=%s", name, value), src);
+}
+
+static int from_file(cli_args *a, const struct option *lo, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "codeq: config: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[CFG_LINE_MAX], no[16];
+    int rc = 0;
+    for (int n = 1; rc == 0 && fgets(line, sizeof line, f); n++) {
+        char *s = trim(line), *eq = strchr(s, '=');
+        if (!*s || *s == '#') continue;
+        snprintf(no, sizeof no, "%d", n);
+        char *src = fmt("%s line %s", path, no);
+        if (!eq) {
+            fprintf(stderr, "codeq: config: %s: expected name = value\n", src ? src : path);
+            free(src);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        rc = add_setting(a, lo, trim(s), trim(eq + 1), src);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* CODEQ_KAFKA_SASL_PASSWORD -> sasl.password; *_FILE of a secret -> "@path". */
+static int from_env_kafka(cli_args *a, const char *var, const char *rest, const char *value)
+{
+    char prop[256];
+    size_t n = 0;
+    for (; rest[n] && n < sizeof prop - 1; n++)
+        prop[n] = rest[n] == '_' ? '.' : (char)tolower((unsigned char)rest[n]);
+    prop[n] = '\0';
+    bool file = n > 5 && strcmp(prop + n - 5, ".file") == 0;
+    if (file) prop[n - 5] = '\0';
+    if (file && !wrk_kafka_secret(prop)) {
+        prop[n - 5] = '.'; /* not a secret: an ordinary property that ends in .file */
+        file = false;
+    }
+    return add(a, fmt(file ? "-X%s=@%s" : "-X%s=%s", prop, value), strdup(var));
+}
+
+static int from_env(cli_args *a, const struct option *lo)
+{
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "CODEQ_", 6) != 0 || !eq) continue;
+        char var[256], name[256];
+        size_t vl = (size_t)(eq - *e);
+        if (vl >= sizeof var) continue;
+        memcpy(var, *e, vl);
+        var[vl] = '\0';
+        if (strncmp(var, "CODEQ_KAFKA_", 12) == 0 && var[12]) {
+            if (from_env_kafka(a, var, var + 12, eq + 1) < 0) return -1;
+            continue;
+        }
+        size_t n = 0;
+        for (const char *p = var + 6; *p; p++) name[n++] = *p == '_' ? '-' : (char)tolower(*p);
+        name[n] = '\0';
+        if (settable(lo, name) && add(a, fmt("--%s=%s", name, eq + 1), strdup(var)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const char *config_path(int argc, char **argv)
+{
+    const char *path = getenv("CODEQ_CONFIG");
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) path = argv[++i];
+        else if (strncmp(argv[i], "--config=", 9) == 0) path = argv[i] + 9;
+    }
+    return path && *path ? path : NULL;
+}
+
+/* The words live as long as the process: the configuration points into them. Held here so
+ * that they stay reachable (LeakSanitizer) after the caller's cli_args is gone. */
+static char **volatile kept_argv, **volatile kept_src; /* volatile: stores kept */
+
+int cli_args_build(int argc, char **argv, const struct option *lo, cli_args *a)
+{
+    a->argv = kept_argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
+    a->src = kept_src = calloc(CFG_MAX_ARGS, sizeof *a->src);
+    a->argc = 0;
+    if (!a->argv || !a->src || add(a, argv[0], "") < 0) return -1;
+    const char *path = config_path(argc, argv);
+    if (path && from_file(a, lo, path) < 0) return -1;
+    if (from_env(a, lo) < 0) return -1;
+    for (int i = 1; i < argc; i++)
+        if (add(a, argv[i], "command line") < 0) return -1;
+    return 0;
+}
+
+void cli_args_blame(const cli_args *a, int index)
+{
+    if (index <= 0 || index >= a->argc || strcmp(a->src[index], "command line") == 0) return;
+    const char *w = a->argv[index];
+    w += w[0] == '-' && w[1] == '-' ? 2 : w[0] == '-' && w[1] == 'X' ? 2 : 0;
+    const char *eq = strchr(w, '=');
+    int nl = eq ? (int)(eq - w) : (int)strlen(w);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", nl, w);
+    fprintf(stderr, "codeq: config: %s=%s (from %s): rejected, see above\n", name,
+            !eq ? "" : wrk_kafka_secret(name) ? "******" : eq + 1, a->src[index]);
+}
+
+const char *cli_args_source(const cli_args *a, const char *name, char short_opt)
+{
+    size_t n = strlen(name);
+    const char *src = NULL;
+    for (int i = 1; i < a->argc; i++) {
+        const char *w = a->argv[i];
+        if ((strncmp(w, "--", 2) == 0 && strncmp(w + 2, name, n) == 0 &&
+             (w[2 + n] == '=' || w[2 + n] == '\0')) ||
+            (short_opt && w[0] == '-' && w[1] == short_opt))
+            src = a->src[i];
+    }
+    return src;
+}
+
+/* Where the last -X NAME=... came from. The words were split at '=' by then
+ * (wrk_kafka_opts_add keeps pointers into them), so a name ends at '=' or NUL. */
+const char *cli_args_kafka_source(const cli_args *a, const char *name)
+{
+    size_t n = strlen(name);
+    const char *src = NULL;
+    for (int i = 1; i < a->argc; i++) {
+        const char *w = a->argv[i], *from = a->src[i];
+        if (w[0] != '-' || w[1] != 'X') continue;
+        if (!w[2] && i + 1 < a->argc) w = a->argv[++i];
+        else w += 2;
+        if (strncmp(w, name, n) == 0 && (w[n] == '=' || w[n] == '\0')) src = from;
+    }
+    return src;
+}

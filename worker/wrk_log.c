@@ -1,0 +1,112 @@
+/* The worker's one log sink. `codeq worker` writes one JSON object per line on stderr (what
+ * log shippers and `jq` expect): {"time","level","event","message"} plus job_id, topic,
+ * partition and offset where the call site knows them; --log-format text keeps the line
+ * people read ("<time> codeq: <message>"), which is also what every other subcommand writes.
+ * The message text is the same in both formats, so a grep for it works on either.
+ * librdkafka logs from its own threads: each line is built whole, then written under the
+ * stdio lock, so lines never interleave. In JSON mode librdkafka's logs come here too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wrk_internal.h"
+
+static bool log_json;
+static wrk_log_level log_min = WRK_LOG_INFO;
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
+
+int wrk_log_setup(const char *format, const char *level, char *err, size_t errlen)
+{
+    if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
+        snprintf(err, errlen, "codeq: config: log-format=%s: json or text", format);
+        return -1;
+    }
+    if (format) log_json = strcmp(format, "json") == 0;
+    if (!level) return 0;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(level, level_names[i]) == 0) {
+            log_min = (wrk_log_level)i;
+            return 0;
+        }
+    snprintf(err, errlen, "codeq: config: log-level=%s: debug, info, warn or error", level);
+    return -1;
+}
+
+bool wrk_log_is_json(void)
+{
+    return log_json;
+}
+
+static void emit(const char *line)
+{
+    flockfile(stderr);
+    fputs(line, stderr);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+}
+
+static void emit_json(wrk_log_level level, const char *event, const wrk_log_ctx *ctx,
+                      const char *ts, const char *msg)
+{
+    bool lossy;
+    json_t *o = json_object();
+    json_object_set_new(o, "time", json_string(ts));
+    json_object_set_new(o, "level", json_string(level_names[level]));
+    json_object_set_new(o, "event", json_string(event));
+    json_object_set_new(o, "message", wrk_json_bytes(msg, strlen(msg), &lossy));
+    if (ctx && ctx->job_id)
+        json_object_set_new(o, "job_id", wrk_json_bytes(ctx->job_id, strlen(ctx->job_id), &lossy));
+    if (ctx && ctx->topic) {
+        json_object_set_new(o, "topic", json_string(ctx->topic));
+        json_object_set_new(o, "partition", json_integer(ctx->partition));
+        if (ctx->offset >= 0) json_object_set_new(o, "offset", json_integer(ctx->offset));
+    }
+    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (line) emit(line);
+    else emit("{\"level\":\"error\",\"event\":\"log\",\"message\":\"codeq: log: out of memory\"}");
+    free(line);
+}
+
+void wrk_logv(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, const char *fmt,
+              va_list ap)
+{
+    char ts[32], msg[2048];
+    if (level < log_min) return;
+    wrk_now_iso(ts);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    for (size_t n = strlen(msg); n && msg[n - 1] == '\n'; n--) msg[n - 1] = '\0';
+    if (log_json) {
+        emit_json(level, event, ctx, ts, msg);
+        return;
+    }
+    char line[2100];
+    /* errors built elsewhere already start with "codeq: " */
+    snprintf(line, sizeof line, "%s %s%s", ts, strncmp(msg, "codeq: ", 7) ? "codeq: " : "", msg);
+    emit(line);
+}
+
+void wrk_logx(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, const char *fmt,
+              ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wrk_logv(level, event, ctx, fmt, ap);
+    va_end(ap);
+}
+
+void wrk_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wrk_logv(WRK_LOG_INFO, "log", NULL, fmt, ap);
+    va_end(ap);
+}
+
+/* librdkafka's log callback: syslog levels, 0 emerg .. 7 debug. */
+void wrk_log_kafka(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    wrk_log_level l = level <= 3 ? WRK_LOG_ERROR : level == 4 ? WRK_LOG_WARN
+                      : level <= 6 ? WRK_LOG_INFO : WRK_LOG_DEBUG;
+    wrk_logx(l, "kafka_log", NULL, "kafka: %s: %s: %s", rd_kafka_name(rk), fac, buf);
+}

@@ -1,0 +1,348 @@
+/* Metrics and health (wrk_metrics.h). One mutex guards one struct: the loop takes it for a
+ * few counter updates per job and once per turn, the HTTP thread while it renders a scrape;
+ * neither holds it long, and a plain struct is easier to read than a field-by-field set of
+ * atomics. Only the loop-turn time is an atomic, so /healthz never waits on the loop.
+ *
+ * Durations come from the result's own timestamps (received_at, started_at, finished_at, ms):
+ *   job duration      finished_at - received_at (validation, sandbox and collection)
+ *   sandbox overhead  finished_at - started_at - usage.wall_ms: what isolation costs around
+ *                     the program's own wall time (cgroup, namespaces, zygote fork, artifacts)
+ *   queue wait        started_at (received_at if it never ran) - the record's Kafka timestamp
+ * Consumer lag is the partition's high watermark as last fetched (librdkafka's cache, no
+ * broker call) less the offset this worker committed; transaction markers count as one each. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wrk_metrics.h"
+
+enum { LC_MAX = 64, LAG_MAX = 256, LAG_EVERY_MS = 1000, STALL_HOOK_MAX = 1200 };
+
+typedef struct {
+    char *label[LC_MAX];
+    uint64_t n[LC_MAX];
+    size_t used;
+} lcounter;
+
+typedef struct {
+    const char *name, *help;
+    const double *le;
+    size_t nle;
+    uint64_t bucket[16]; /* per bucket, not cumulative; [nle] is +Inf */
+    double sum;
+    uint64_t count;
+} histo;
+
+static const double dur_le[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+static const double ovh_le[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+static const double wait_le[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800};
+
+typedef struct {
+    char topic[128];
+    int32_t partition;
+    int64_t lag;
+} lag_entry;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    lcounter jobs, findings, rebalances;
+    histo duration, overhead, wait;
+    uint64_t dead_letters, truncated, commits, aborts, jobs_committed;
+    uint64_t seen_commits, seen_aborts, abort_streak;
+    int running, slots, partitions;
+    bool assigned_once, leaving, fatal;
+    lag_entry lag[LAG_MAX];
+    size_t nlag;
+    uint64_t next_lag_ms;
+    int stall_ms, max_aborts;
+} m = {
+    .duration = {"codeq_job_duration_seconds", "Time from receiving a job to its result "
+                 "(validation, sandbox, collection).", dur_le, sizeof dur_le / sizeof dur_le[0]},
+    .overhead = {"codeq_job_sandbox_overhead_seconds", "Sandbox time around the program's own "
+                 "wall time (finished - started - usage.wall_ms).", ovh_le,
+                 sizeof ovh_le / sizeof ovh_le[0]},
+    .wait = {"codeq_job_queue_wait_seconds", "Time from the record's Kafka timestamp to the "
+             "job's start.", wait_le, sizeof wait_le / sizeof wait_le[0]},
+    .stall_ms = 30000,
+    .max_aborts = 5,
+};
+static _Atomic uint64_t last_turn_ms; /* monotonic; 0 until the loop first turns */
+
+void wrk_metrics_init(const wrk_config *c)
+{
+    pthread_mutex_lock(&mu);
+    if (c->health_stall_ms > 0) m.stall_ms = c->health_stall_ms;
+    if (c->health_max_aborts > 0) m.max_aborts = c->health_max_aborts;
+    m.slots = c->slots;
+    pthread_mutex_unlock(&mu);
+}
+
+/* Label sets are small (statuses, policy rules); past LC_MAX the rest count as "other". */
+static void lc_add(lcounter *c, const char *label, uint64_t by)
+{
+    size_t i;
+    for (i = 0; i < c->used; i++)
+        if (strcmp(c->label[i], label) == 0) break;
+    if (i == c->used) {
+        char *copy = c->used < LC_MAX - 1 ? strdup(label) : NULL;
+        if (!copy) {
+            label = "other";
+            for (i = 0; i < c->used && strcmp(c->label[i], label) != 0; i++) {}
+            if (i == c->used && !(copy = strdup(label))) return;
+        }
+        if (copy) c->label[c->used++] = copy;
+    }
+    c->n[i] += by;
+}
+
+static void histo_add(histo *h, double v)
+{
+    size_t i = 0;
+    while (i < h->nle && v > h->le[i]) i++;
+    h->bucket[i]++;
+    h->sum += v;
+    h->count++;
+}
+
+static int64_t result_ms(const json_t *r, const char *key)
+{
+    const char *s = json_string_value(json_object_get(r, key));
+    return s ? wrk_parse_iso_ms(s) : -1;
+}
+
+static bool result_truncated(const json_t *r)
+{
+    return json_is_true(json_object_get(r, "stdout_truncated")) ||
+           json_is_true(json_object_get(r, "stderr_truncated")) ||
+           json_is_true(json_object_get(r, "artifacts_truncated"));
+}
+
+static void job_times(const json_t *r, int64_t record_ts_ms)
+{
+    int64_t rcv = result_ms(r, "received_at"), start = result_ms(r, "started_at"),
+            end = result_ms(r, "finished_at");
+    json_t *wall = json_object_get(json_object_get(r, "usage"), "wall_ms");
+    if (rcv >= 0 && end >= rcv) histo_add(&m.duration, (double)(end - rcv) / 1000);
+    if (start >= 0 && end >= start && json_is_integer(wall)) {
+        int64_t o = end - start - (int64_t)json_integer_value(wall);
+        histo_add(&m.overhead, (double)(o > 0 ? o : 0) / 1000);
+    }
+    int64_t began = start >= 0 ? start : rcv;
+    if (record_ts_ms > 0 && began >= record_ts_ms)
+        histo_add(&m.wait, (double)(began - record_ts_ms) / 1000);
+}
+
+void wrk_metrics_job(const wrk_outcome *o, bool dead_letter, int64_t record_ts_ms)
+{
+    const json_t *r = o ? o->result : NULL;
+    pthread_mutex_lock(&mu);
+    if (dead_letter) m.dead_letters++;
+    if (r) {
+        const char *status = json_string_value(json_object_get(r, "status"));
+        lc_add(&m.jobs, status ? status : "unknown", 1);
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(r, "findings"), i, f) {
+            const char *rule = json_string_value(json_object_get(f, "rule"));
+            lc_add(&m.findings, rule ? rule : "unknown", 1);
+        }
+        if (result_truncated(r)) m.truncated++;
+        job_times(r, record_ts_ms);
+    } else if (dead_letter) {
+        lc_add(&m.jobs, "dead_letter", 1);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+void wrk_metrics_rebalance(bool assign, bool lost)
+{
+    pthread_mutex_lock(&mu);
+    lc_add(&m.rebalances, assign ? "assign" : lost ? "lost" : "revoke", 1);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Test hook, documented in docs/operations.md: never set in production. */
+static void test_stall(void)
+{
+    static const char *path;
+    static bool read;
+    if (!read) {
+        path = getenv("CODEQ_TEST_STALL_FILE");
+        read = true;
+    }
+    for (int i = 0; path && i < STALL_HOOK_MAX && access(path, F_OK) == 0; i++) usleep(100000);
+}
+
+static void refresh_lag(const wrk_worker *w)
+{
+    m.nlag = 0;
+    for (size_t i = 0; i < w->nparts && m.nlag < LAG_MAX; i++) {
+        const wrk_part *p = w->parts[i];
+        int64_t lo, hi;
+        if (rd_kafka_get_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi) ||
+            hi < 0)
+            continue;
+        lag_entry *e = &m.lag[m.nlag++];
+        snprintf(e->topic, sizeof e->topic, "%s", p->topic);
+        e->partition = p->partition;
+        int64_t done = p->watermark >= 0 ? p->watermark : lo;
+        e->lag = hi > done ? hi - done : 0;
+    }
+}
+
+void wrk_metrics_turn(const wrk_worker *w)
+{
+    test_stall();
+    uint64_t now = wrk_now_ms();
+    atomic_store(&last_turn_ms, now);
+    pthread_mutex_lock(&mu);
+    if (w->commits != m.seen_commits) m.abort_streak = 0;
+    else m.abort_streak += w->aborts - m.seen_aborts;
+    m.seen_commits = m.commits = w->commits;
+    m.seen_aborts = m.aborts = w->aborts;
+    m.jobs_committed = w->jobs_done;
+    m.running = w->running;
+    m.slots = w->c->slots;
+    m.partitions = (int)w->nparts;
+    m.assigned_once = w->assigned_once;
+    m.leaving = w->leaving;
+    m.fatal = w->fatal;
+    if (now >= m.next_lag_ms) {
+        m.next_lag_ms = now + LAG_EVERY_MS;
+        refresh_lag(w);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+/* Label values may hold any byte a policy rule or topic name holds: escaped per the format. */
+static void put_label(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') fputc('\\', f);
+        if (*v == '\n') fputs("\\n", f);
+        else fputc(*v, f);
+    }
+}
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_scalar(FILE *f, const char *name, const char *type, const char *help,
+                       double v)
+{
+    head(f, name, type, help);
+    fprintf(f, "%s %.17g\n", name, v);
+}
+
+static void put_lcounter(FILE *f, const char *name, const char *label, const char *help,
+                         const lcounter *c)
+{
+    head(f, name, "counter", help);
+    for (size_t i = 0; i < c->used; i++) {
+        fprintf(f, "%s{%s=\"", name, label);
+        put_label(f, c->label[i]);
+        fprintf(f, "\"} %llu\n", (unsigned long long)c->n[i]);
+    }
+}
+
+static void put_histo(FILE *f, const histo *h)
+{
+    uint64_t cum = 0;
+    head(f, h->name, "histogram", h->help);
+    for (size_t i = 0; i <= h->nle; i++) {
+        cum += h->bucket[i];
+        if (i < h->nle) fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", h->name, h->le[i],
+                                (unsigned long long)cum);
+        else fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", h->name, (unsigned long long)cum);
+    }
+    fprintf(f, "%s_sum %.17g\n%s_count %llu\n", h->name, h->sum, h->name,
+            (unsigned long long)h->count);
+}
+
+void wrk_metrics_write(FILE *f)
+{
+    uint64_t turn = atomic_load(&last_turn_ms);
+    pthread_mutex_lock(&mu);
+    put_lcounter(f, "codeq_jobs_total", "status", "Jobs finished, by result status.", &m.jobs);
+    put_scalar(f, "codeq_jobs_committed_total", "counter",
+               "Jobs whose result was committed in a transaction.", (double)m.jobs_committed);
+    put_histo(f, &m.duration);
+    put_histo(f, &m.overhead);
+    put_histo(f, &m.wait);
+    put_scalar(f, "codeq_jobs_running", "gauge", "Jobs running in a sandbox now.", m.running);
+    put_scalar(f, "codeq_slots_free", "gauge", "Slots free for another job.",
+               m.slots > m.running ? m.slots - m.running : 0);
+    put_scalar(f, "codeq_partitions_assigned", "gauge", "Jobs partitions assigned to this worker.",
+               m.partitions);
+    head(f, "codeq_consumer_lag", "gauge",
+         "Records of an assigned partition not yet committed by this worker.");
+    for (size_t i = 0; i < m.nlag; i++) {
+        fputs("codeq_consumer_lag{topic=\"", f);
+        put_label(f, m.lag[i].topic);
+        fprintf(f, "\",partition=\"%d\"} %lld\n", (int)m.lag[i].partition,
+                (long long)m.lag[i].lag);
+    }
+    put_scalar(f, "codeq_transactions_committed_total", "counter", "Transactions committed.",
+               (double)m.commits);
+    put_scalar(f, "codeq_transactions_aborted_total", "counter", "Transactions aborted.",
+               (double)m.aborts);
+    put_scalar(f, "codeq_transactions_aborted_in_a_row", "gauge",
+               "Transactions aborted since the last commit.", (double)m.abort_streak);
+    put_lcounter(f, "codeq_rebalances_total", "kind", "Rebalance callbacks: assign, revoke, lost.",
+                 &m.rebalances);
+    put_scalar(f, "codeq_zygote_starts_total", "counter",
+               "Zygotes started (first start, recycling after max jobs or age, and restarts).",
+               (double)sbx_zygote_starts());
+    put_lcounter(f, "codeq_validator_findings_total", "rule",
+                 "Validator findings in rejected jobs, by rule (the first 100 per job).",
+                 &m.findings);
+    put_scalar(f, "codeq_dead_letters_total", "counter", "Records sent to the dead-letter topic.",
+               (double)m.dead_letters);
+    put_scalar(f, "codeq_results_truncated_total", "counter",
+               "Results whose output or artifacts were cut to fit a record or a limit.",
+               (double)m.truncated);
+    put_scalar(f, "codeq_main_loop_turn_age_seconds", "gauge",
+               "Seconds since the main loop last turned.",
+               turn ? (double)(wrk_now_ms() - turn) / 1000 : 0);
+    pthread_mutex_unlock(&mu);
+}
+
+bool wrk_metrics_healthy(char *why, size_t whylen)
+{
+    uint64_t turn = atomic_load(&last_turn_ms), now = wrk_now_ms();
+    bool ok = false;
+    pthread_mutex_lock(&mu);
+    if (m.fatal)
+        snprintf(why, whylen, "fatal Kafka error: the worker is ending");
+    else if (!turn)
+        ok = snprintf(why, whylen, "starting") > 0;
+    else if (now - turn > (uint64_t)m.stall_ms)
+        snprintf(why, whylen, "main loop has not turned for %llu ms (limit %d)",
+                 (unsigned long long)(now - turn), m.stall_ms);
+    else if (m.abort_streak >= (uint64_t)m.max_aborts)
+        snprintf(why, whylen, "%llu transactions aborted in a row (limit %d)",
+                 (unsigned long long)m.abort_streak, m.max_aborts);
+    else
+        ok = snprintf(why, whylen, "ok: main loop turned %llu ms ago",
+                      (unsigned long long)(now - turn)) > 0;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+bool wrk_metrics_ready(char *why, size_t whylen)
+{
+    bool ok = false;
+    pthread_mutex_lock(&mu);
+    if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting");
+    else if (m.fatal) snprintf(why, whylen, "fatal Kafka error: cannot produce");
+    else if (m.leaving) snprintf(why, whylen, "leaving the group");
+    else if (!m.assigned_once) snprintf(why, whylen, "waiting for the group's first assignment");
+    else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partitions", m.partitions) > 0;
+    else ok = snprintf(why, whylen, "ok: idle in the group (no partitions)") > 0;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
