@@ -311,10 +311,11 @@ static void watchdog(wrk_worker *w, uint64_t *next)
     for (size_t i = 0; i < w->nparts; i++) {
         wrk_part *p = w->parts[i];
         int64_t lo, hi, from = p->next >= 0 ? p->next : p->watermark;
-        if (from < 0 || now - p->fetched_at < STALL_MS) continue;
-        if (rd_kafka_query_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi, 2000) ||
-            hi <= from)
+        if (now - p->fetched_at < STALL_MS ||
+            rd_kafka_query_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi, 2000))
             continue;
+        if (from < 0) from = lo; /* nothing committed or consumed: the fetch starts there */
+        if (hi <= from) continue;
         wrk_logx(WRK_LOG_WARN, "partition_stalled", NULL, "worker: %s [%d]: stalled: %lld records wait from offset %lld, none fetched for "
                 "%lu s%s; restarting its fetch (%s)",
                 p->topic, (int)p->partition, (long long)(hi - from), (long long)from,
