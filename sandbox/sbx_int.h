@@ -267,6 +267,11 @@ int sbx_cgroup_join(sbx_proc *p);
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
 bool sbx_cgroup_cpu_over(sbx_proc *p);
 
+/* sbx_net.c: true in a zygote's pre-forked supervisor that has already unshared a new, empty
+ * network namespace for its one job: the init's clone then leaves out CLONE_NEWNET (the init
+ * is born in that namespace) and clears this, so one namespace never serves two jobs. */
+extern bool sbx_net_premade;
+
 /* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];
 
@@ -302,6 +307,9 @@ void sbx_capture_read(sbx_proc *p, bool final);
 bool sbx_capture_overflow(sbx_proc *p);
 
 /* sbx_workdir.c */
+/* Creates the work root (0700) if missing, and refuses one that is not a real directory owned
+ * by us and writable by no one else; 0, or -1 with the reason in why. */
+int sbx_workdir_root_check(const char *root, char *why, size_t whylen);
 int sbx_rmtree(const char *path, char *why, size_t whylen);
 
 /* sbx_files.c: copies that the init makes without malloc. */

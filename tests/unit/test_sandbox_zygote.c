@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -246,6 +247,98 @@ static void test_no_data_from_previous_job(void **state)
     sbx_result_free(&r);
 }
 
+/* Each job gets a network namespace of its own, made ahead of it by its pre-forked
+ * supervisor (docs/zygote.md, "Prefork"): three jobs of one zygote see three namespaces, none
+ * the host's, and nothing a job left bound in its namespace (an abstract unix socket, held by
+ * a process it forked) is reachable by the next job. */
+static void test_fresh_netns_per_job(void **state)
+{
+    (void)state;
+    struct stat host;
+    assert_int_equal(stat("/proc/self/ns/net", &host), 0);
+    unsigned long seen[3];
+    for (int i = 0; i < 3; i++) {
+        sbx_result r;
+        run("import os\nprint(os.stat('/proc/self/ns/net').st_ino)\n", 0, &r);
+        expect(&r, SBX_OK, NULL);
+        seen[i] = strtoul(r.out.data, NULL, 10);
+        sbx_result_free(&r);
+        assert_true(seen[i] != 0);
+        assert_true(seen[i] != (unsigned long)host.st_ino);
+        for (int k = 0; k < i; k++)
+            assert_true(seen[i] != seen[k]);
+    }
+    sbx_result r;
+    run("import os, socket, time\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind(b'\\0codeq-zygote-test')\ns.listen(1)\n"
+        "if os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\n"
+        "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "c.connect(b'\\0codeq-zygote-test')\nprint('bound')\n",
+        0, &r);
+    expect(&r, SBX_OK, "bound\n");
+    sbx_result_free(&r);
+    run("import socket\nc = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "try:\n    c.connect(b'\\0codeq-zygote-test')\n    print('reached')\n"
+        "except ConnectionRefusedError:\n    print('refused')\n",
+        0, &r);
+    expect(&r, SBX_OK, "refused\n");
+    sbx_result_free(&r);
+}
+
+/* Staging lives on a tmpfs in the zygote's own mount namespace (docs/zygote.md): mounted
+ * there, absent from the host's (our) mount table, nothing of a job left in the host's work
+ * root (the two jobs add no job directory there), and a job sees nothing of the previous
+ * job's files. */
+static int host_job_dirs(void)
+{
+    DIR *d = opendir(g_cfg.work_root);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "job-", 4) == 0)
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_staging_private_tmpfs(void **state)
+{
+    (void)state;
+    /* Older versions staged on the host; what they left (a killed zygote's) may be there. */
+    int before = host_job_dirs();
+    sbx_result r;
+    run("open('/work/prev.txt', 'w').write('x')\nopen('/tmp/prev.txt', 'w').write('x')\n"
+        "print('ok')\n", 0, &r);
+    expect(&r, SBX_OK, "ok\n");
+    sbx_result_free(&r);
+    run("import os\nprint(sorted(os.listdir('/work')), os.listdir('/tmp'))\n", 0, &r);
+    expect(&r, SBX_OK, "['main.py'] []\n");
+    sbx_result_free(&r);
+
+    pid_t z = zygote_pid();
+    assert_true(z > 0);
+    char path[64], want[300], line[1024];
+    snprintf(want, sizeof want, " %s ", g_cfg.work_root);
+    int in_zygote = 0, in_host = 0;
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)z);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want) && strstr(line, " - tmpfs codeq-staging "))
+            in_zygote++;
+    fclose(f);
+    f = fopen("/proc/self/mountinfo", "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want))
+            in_host++;
+    fclose(f);
+    assert_int_equal(in_zygote, 1);
+    assert_int_equal(in_host, 0);
+    assert_int_equal(host_job_dirs(), before);
+}
+
 static void test_random_reseeded(void **state)
 {
     (void)state;
@@ -420,6 +513,8 @@ int main(void)
         cmocka_unit_test(test_cannot_execve),
         cmocka_unit_test(test_no_zygote_descriptor),
         cmocka_unit_test(test_no_data_from_previous_job),
+        cmocka_unit_test(test_fresh_netns_per_job),
+        cmocka_unit_test(test_staging_private_tmpfs),
         cmocka_unit_test(test_random_reseeded),
         cmocka_unit_test(test_numpy_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
