@@ -226,6 +226,13 @@ struct sbx_cgroup_ops {
      * settle). v2 may move the process itself (sbx_cgroup2.c), so a parent that spawns
      * helpers that make job cgroups (zygotes) settles it first, for them to inherit. */
     int (*place)(const char *parent, char *why, size_t whylen);
+    /* Zygote mode: makes this process's next job cgroup, without limits, before the job
+     * exists (its pre-forked supervisor); create() then adopts it and writes the job's limits
+     * into it instead of making one. Nothing can be in it before: only the job's init joins.
+     * 0, or -1 with the reason. */
+    int (*ahead)(const char *parent, char *why, size_t whylen);
+    /* Removes the cgroup ahead() made if no job took it; 0, or -1 with errno. */
+    int (*ahead_drop)(void);
 };
 
 extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
@@ -261,6 +268,11 @@ int sbx_iodev_list(const char *work_root, dev_t *devs, int max);
  * blkio.throttle.* files, or (v2) io.max. 0, or -1 reported with sbx_fail(). */
 int sbx_iodev_apply(sbx_proc *p, const char *dir, bool v2);
 
+/* sbx_cgroup_layer.c: zygote mode, in a pre-forked supervisor: the next job's cgroup made
+ * ahead of it (the backend's ahead()) when c's profile uses cgroups; 0, or -1 with why. */
+int sbx_cgroup_ahead(const sbx_config *c, char *why, size_t whylen);
+/* Removes that cgroup when no job came (0 when there is none). */
+int sbx_cgroup_ahead_drop(void);
 /* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins
  * the job's cgroup where the backend lets the init do that itself. 0, or -1 reported. */
 int sbx_cgroup_join(sbx_proc *p);

@@ -339,6 +339,39 @@ static void test_staging_private_tmpfs(void **state)
     assert_int_equal(host_job_dirs(), before);
 }
 
+/* Each job's cgroup is made ahead of it by its pre-forked supervisor, without limits, and
+ * gets the job's own limits before the job starts (docs/zygote.md, "Prefork"): one job of a
+ * zygote is held to 40 MB, the next one, given 160, is not; and neither inherits the other's
+ * figures — a job after one that burned CPU and memory reports only its own. */
+static void test_cgroup_per_job_limits_and_figures(void **state)
+{
+    (void)state;
+    const char *eat = "b = bytearray(90 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\n"
+                      "x = 0\nfor i in range(3000000):\n    x += i\nprint('ate')\n";
+    sbx_job j = {.code = eat, .code_len = strlen(eat), .job_id = "cg"};
+    sbx_limits_default(&j.limits);
+    j.limits.memory_mb = 40;
+    j.limits.wall_ms = 20000;
+    sbx_result r;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_MEMORY_LIMIT, NULL);
+    sbx_result_free(&r);
+    j.limits.memory_mb = 160;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_OK, "ate\n");
+    assert_true(r.max_rss_kb > 90 * 1024);
+    assert_true(r.cpu_ms > 50);
+    sbx_result_free(&r);
+    run("print('small')\n", 0, &r);
+    expect(&r, SBX_OK, "small\n");
+    if (r.max_rss_kb >= 60 * 1024 || r.cpu_ms >= 50)
+        print_message("trivial job after a big one: max_rss_kb %llu cpu_ms %llu\n",
+                      (unsigned long long)r.max_rss_kb, (unsigned long long)r.cpu_ms);
+    assert_true(r.max_rss_kb < 60 * 1024);
+    assert_true(r.cpu_ms < 50);
+    sbx_result_free(&r);
+}
+
 static void test_random_reseeded(void **state)
 {
     (void)state;
@@ -515,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_no_data_from_previous_job),
         cmocka_unit_test(test_fresh_netns_per_job),
         cmocka_unit_test(test_staging_private_tmpfs),
+        cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
         cmocka_unit_test(test_random_reseeded),
         cmocka_unit_test(test_numpy_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
