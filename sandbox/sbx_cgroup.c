@@ -184,23 +184,17 @@ static int sbx_cg1_parent_ready(const char *parent)
 
 static int sbx_cg1_ahead(const char *parent, char *why, size_t whylen)
 {
-    char name[192];
     int rc = sbx_cg1_parent_ready(parent);
-    struct cgroup *cg = NULL;
-    if (rc == 0) {
-        snprintf(name, sizeof name, "%s/job-%d-%u", parent, (int)getpid(),
-                 atomic_fetch_add(&sbx_cg1_seq, 1));
-        cg = sbx_cg1_describe(name, NULL);
-        rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
-        cgroup_free(&cg);
-    }
     if (rc != 0) {
-        snprintf(why, whylen, SBX_PREFIX "cgroup create ahead under %s: %s", parent,
+        snprintf(why, whylen, SBX_PREFIX "cgroup create parent %s: %s", parent,
                  sbx_cgroup_strerror(rc));
         return -1;
     }
-    memcpy(sbx_cg1_ahead_name, name, sizeof name);
-    return 0;
+    char name[sizeof sbx_cg1_ahead_name];
+    snprintf(name, sizeof name, "%s/job-%d-%u", parent, (int)getpid(),
+             atomic_fetch_add(&sbx_cg1_seq, 1));
+    return sbx_cgroup_create_ahead(sbx_cg1_describe(name, NULL), name, sbx_cg1_ahead_name,
+                                   sizeof sbx_cg1_ahead_name, why, whylen);
 }
 
 static int sbx_cg1_ahead_drop(void)

@@ -268,16 +268,8 @@ static int sbx_cg2_ahead(const char *parent, char *why, size_t whylen)
     char name[1200];
     snprintf(name, sizeof name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
              atomic_fetch_add(&sbx_cg2_seq, 1));
-    struct cgroup *cg = sbx_cg2_describe(name, NULL);
-    int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
-    cgroup_free(&cg);
-    if (rc != 0) {
-        snprintf(why, whylen, SBX_PREFIX "cgroup create ahead %s: %s", name,
-                 sbx_cgroup_strerror(rc));
-        return -1;
-    }
-    memcpy(sbx_cg2_ahead_name, name, sizeof name);
-    return 0;
+    return sbx_cgroup_create_ahead(sbx_cg2_describe(name, NULL), name, sbx_cg2_ahead_name,
+                                   sizeof sbx_cg2_ahead_name, why, whylen);
 }
 
 static int sbx_cg2_ahead_drop(void)

@@ -176,6 +176,20 @@ const sbx_layer sbx_layer_cgroup = {
     .collect = sbx_cgroup_collect,
 };
 
+int sbx_cgroup_create_ahead(struct cgroup *cg, const char *name, char *keep, size_t keeplen,
+                            char *why, size_t whylen)
+{
+    int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
+    cgroup_free(&cg);
+    if (rc != 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup create ahead %s: %s", name,
+                 sbx_cgroup_strerror(rc));
+        return -1;
+    }
+    snprintf(keep, keeplen, "%s", name);
+    return 0;
+}
+
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen)
 {
     int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;

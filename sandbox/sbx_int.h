@@ -259,6 +259,10 @@ int sbx_cgroup_sweep_dir(const char *dir);
 /* rmdir(dir), retried while exiting tasks still hold it (EBUSY); 0, or -1 with errno. */
 int sbx_cgroup_rmdir_retry(const char *dir);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
+/* Backends' ahead(): creates the described cgroup `name` (no limits yet; cg may be NULL: out
+ * of memory) and keeps its name in keep; frees cg. 0, or -1 with the reason in why. */
+int sbx_cgroup_create_ahead(struct cgroup *cg, const char *name, char *keep, size_t keeplen,
+                            char *why, size_t whylen);
 
 /* sbx_iodev.c: the whole disks behind /usr, /etc/alternatives and the work root, found once
  * per process (the first caller's work_root counts); up to max into devs, how many (0: none
