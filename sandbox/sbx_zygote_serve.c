@@ -107,7 +107,8 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
  * with it. Were they handled in the zygote itself, their freed copies would be in the memory
  * of every later job forked from it (test_no_data_from_previous_job found 499 copies of one
  * job's output in the next job's address space that way). The supervisor answers the worker
- * on the inherited socket; the zygote waits for it and only speaks if it died silently.
+ * on the inherited socket; the zygote waits for its answer (a byte on their socketpair), and
+ * only speaks if it died without one. Its exit is reaped between jobs, off their path.
  *
  * Supervisors are forked ahead of their job (prefork): the next one is forked, and makes the
  * job's network namespace, while the current job runs, and then waits on a socketpair of its
@@ -141,7 +142,6 @@ static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
     ssize_t n;
     while ((n = sbx_zy_recv(hand, &m, &fd, 0)) < 0 && errno == EINTR)
         ;
-    close(hand);
     if (n <= 0 || m.type != SBX_ZY_JOB || fd < 0) {
         sbx_cgroup_ahead_drop(); /* else the next sweep takes it: its creator is gone */
         _exit(0); /* the zygote is done with us: never given a job */
@@ -150,6 +150,8 @@ static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
         sbx_zy_error(m.seq, why);
     else
         sbx_zy_job(c, m.seq, fd);
+    /* Answered: from here on the zygote may read the worker's socket again (sbx_zy_answered). */
+    send(hand, "a", 1, MSG_NOSIGNAL);
     _exit(0);
 }
 
@@ -192,7 +194,32 @@ static void sbx_zy_pre_drop(sbx_zy_pre *pre)
     pre->pid = 0;
 }
 
-static void sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq, int fd)
+/* Waits until the supervisor has answered the worker (its byte on the socketpair), so that
+ * the zygote reads the worker's socket again only once the supervisor no longer does (it
+ * reads stops for its job there). EOF without the byte: it died first, and the zygote
+ * answers for it. The supervisor's exit is reaped later (sbx_zy_reap), off the next job's
+ * path. 1 if it answered, 0 if not. */
+static int sbx_zy_answered(sbx_zy_pre *cur, uint32_t seq)
+{
+    char b;
+    ssize_t k;
+    while ((k = recv(cur->hand, &b, 1, 0)) < 0 && errno == EINTR)
+        ;
+    close(cur->hand);
+    if (k == 1)
+        return 1;
+    int st = 0;
+    while (waitpid(cur->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    char why[160];
+    snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
+    sbx_zy_error(seq, why);
+    return 0;
+}
+
+/* Hands the job to the pre-forked supervisor and forks the next one; 1 when the supervisor
+ * answered and is left to reap. */
+static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq, int fd)
 {
     char why[160];
     sbx_zy_msg m = {.type = SBX_ZY_JOB, .seq = seq};
@@ -200,7 +227,7 @@ static void sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq
     for (int tries = 0; tries < 2; tries++) {
         if (!next->pid && sbx_zy_pre_fork(c, next, why, sizeof why) < 0) {
             sbx_zy_error(seq, why);
-            return;
+            return 0;
         }
         if (sbx_zy_send(next->hand, &m, fd) == 0)
             break;
@@ -210,26 +237,31 @@ static void sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq
     }
     if (!next->pid) {
         sbx_zy_error(seq, why);
-        return;
+        return 0;
     }
     sbx_zy_pre cur = *next;
-    close(cur.hand);
     /* The next job's supervisor is made while this one runs; failing that is not this job's
      * problem: the next job forks one itself (above). */
     *next = (sbx_zy_pre){0};
     if (sbx_zy_pre_fork(c, next, why, sizeof why) < 0)
         *next = (sbx_zy_pre){0};
-    int st = 0;
-    while (waitpid(cur.pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
-        sbx_zy_error(seq, why);
+    return sbx_zy_answered(&cur, seq);
+}
+
+/* Reaps the supervisors that have exited without blocking; how many (not counting a
+ * pre-forked one that died while waiting, which is forgotten and replaced when needed). */
+static int sbx_zy_reap(sbx_zy_pre *next)
+{
+    int n = 0;
+    for (pid_t w; (w = waitpid(-1, NULL, WNOHANG)) > 0;) {
+        if (w == next->pid) {
+            close(next->hand);
+            *next = (sbx_zy_pre){0};
+        } else {
+            n++;
+        }
     }
-    /* The supervisor answered before it exited; if its job's cgroup outlived the removal's
-     * retries (a large job still exiting), it is collectable now that the supervisor is gone.
-     * Off the job's path: the worker already has the result. */
-    sbx_cgroup_sweep(c);
+    return n;
 }
 
 static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preload,
@@ -355,7 +387,21 @@ int sbx_zygote_serve(int argc, char **argv)
         sbx_zy_error(0, why);
         return 1;
     }
+    int unreaped = 0; /* supervisors that answered and are exiting */
     for (;;) {
+        /* Between jobs: reap the supervisors that answered, then sweep what a killed one may
+         * have left (sbx_cgroup_sweep); a job that arrives meanwhile goes first. */
+        if (unreaped > 0) {
+            struct pollfd f = {.fd = SBX_ZY_FD, .events = POLLIN};
+            if (poll(&f, 1, 2) == 0) {
+                unreaped -= sbx_zy_reap(&next);
+                if (unreaped <= 0) {
+                    unreaped = 0;
+                    sbx_cgroup_sweep(&c);
+                }
+                continue;
+            }
+        }
         sbx_zy_msg m;
         int fd;
         ssize_t n = sbx_zy_recv(SBX_ZY_FD, &m, &fd, 0);
@@ -366,7 +412,7 @@ int sbx_zygote_serve(int argc, char **argv)
             return 0; /* the worker is gone */
         }
         if (m.type == SBX_ZY_JOB && fd >= 0)
-            sbx_zy_supervise(&c, &next, m.seq, fd);
+            unreaped += sbx_zy_supervise(&c, &next, m.seq, fd);
         else if (m.type == SBX_ZY_JOB)
             sbx_zy_error(m.seq, SBX_PREFIX "zygote: job without its memfd");
         /* A stop for a job that has already ended needs nothing. */
