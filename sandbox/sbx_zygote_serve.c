@@ -407,9 +407,12 @@ int sbx_zygote_serve(int argc, char **argv)
         ssize_t n = sbx_zy_recv(SBX_ZY_FD, &m, &fd, 0);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
+        if (n <= 0) { /* the worker is gone, or retires us: leave nothing behind */
             sbx_zy_pre_drop(&next);
-            return 0; /* the worker is gone */
+            while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+                ; /* supervisors that answered and are exiting */
+            sbx_cgroup_sweep(&c);
+            return 0;
         }
         if (m.type == SBX_ZY_JOB && fd >= 0)
             unreaped += sbx_zy_supervise(&c, &next, m.seq, fd);
