@@ -116,6 +116,8 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
  * and device registration) and the cgroup's directories (~0.2-0.4 ms) leave the job's
  * latency path. It is still one supervisor, one new, empty network namespace and one new
  * cgroup per job: a supervisor serves one job and exits. */
+enum { SBX_ZY_SWEEP_EVERY = 64 };
+
 typedef struct {
     pid_t pid;  /* 0: none */
     int hand;   /* the zygote's end: the job's message and memfd go through it */
@@ -388,19 +390,19 @@ int sbx_zygote_serve(int argc, char **argv)
         return 1;
     }
     int unreaped = 0; /* supervisors that answered and are exiting */
+    int unswept = 0;  /* jobs since the last sbx_cgroup_sweep */
     for (;;) {
-        /* Between jobs: reap the supervisors that answered, then sweep what a killed one may
-         * have left (sbx_cgroup_sweep); a job that arrives meanwhile goes first. */
-        if (unreaped > 0) {
-            struct pollfd f = {.fd = SBX_ZY_FD, .events = POLLIN};
-            if (poll(&f, 1, 2) == 0) {
-                unreaped -= sbx_zy_reap(&next);
-                if (unreaped <= 0) {
-                    unreaped = 0;
-                    sbx_cgroup_sweep(&c);
-                }
-                continue;
-            }
+        /* Reap every supervisor that has exited, without waiting: jobs that come back to back
+         * must not pile up zombies. Then, while no job waits, wait for the rest and sweep what
+         * a killed one may have left; under steady load, sweep every SBX_ZY_SWEEP_EVERY jobs. */
+        unreaped -= sbx_zy_reap(&next);
+        struct pollfd f = {.fd = SBX_ZY_FD, .events = POLLIN};
+        if (unreaped > 0 && poll(&f, 1, 2) == 0)
+            continue;
+        if (unswept > 0 && (unreaped <= 0 || unswept >= SBX_ZY_SWEEP_EVERY) &&
+            (unswept >= SBX_ZY_SWEEP_EVERY || poll(&f, 1, 0) == 0)) {
+            sbx_cgroup_sweep(&c);
+            unswept = 0;
         }
         sbx_zy_msg m;
         int fd;
@@ -414,8 +416,10 @@ int sbx_zygote_serve(int argc, char **argv)
             sbx_cgroup_sweep(&c);
             return 0;
         }
-        if (m.type == SBX_ZY_JOB && fd >= 0)
+        if (m.type == SBX_ZY_JOB && fd >= 0) {
             unreaped += sbx_zy_supervise(&c, &next, m.seq, fd);
+            unswept++;
+        }
         else if (m.type == SBX_ZY_JOB)
             sbx_zy_error(m.seq, SBX_PREFIX "zygote: job without its memfd");
         /* A stop for a job that has already ended needs nothing. */
