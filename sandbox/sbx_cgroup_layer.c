@@ -11,8 +11,9 @@
  * and it is emptied and removed at collect. In zygote mode the cgroup is made by the job's
  * pre-forked supervisor before the job arrives, without limits and with nothing in it
  * (sbx_cgroup_ahead); the job's limits are written into it at prepare, before the clone, so
- * it is still one new cgroup per job, limited before anything of the job runs in it. While the job runs, the parent polls its CPU
- * time every SBX_CG_POLL_MS: RLIMIT_CPU is per process, the cgroup's total is the job's.
+ * it is still one new cgroup per job, limited before anything of the job runs in it. While
+ * the job runs, the parent polls its CPU time every SBX_CG_POLL_MS: RLIMIT_CPU is per
+ * process, the cgroup's total is the job's.
  */
 #include "sbx_int.h"
 
@@ -93,8 +94,8 @@ int sbx_cgroup_ahead(const sbx_config *c, char *why, size_t whylen)
 {
     sbx_config def;
     sbx_config_default(&def);
-    if (!c->profile || strcmp(c->profile, "no-cgroup") == 0)
-        return 0; /* the zygote's own profile: sbx_zy_args sets it, default "full" */
+    if (strcmp(c->profile ? c->profile : def.profile, "no-cgroup") == 0)
+        return 0;
     char bad[200];
     const sbx_cgroup_ops *ops = sbx_cgroup_backend(bad, sizeof bad);
     if (!ops) {
