@@ -1,38 +1,91 @@
-/* sandbox_bench: per-job overhead of the sandbox — wall time of a trivial job, start to finish.
+/* sandbox_bench: per-job overhead of the sandbox — wall time and CPU of a trivial job.
  *
- * Runs `pass` N times through sbx_run (the worker's path minus the validator) for each profile
- * asked for and prints median, p90 and max in milliseconds. The interpreter's own start-up
- * (about 20 ms of /usr/bin/python3 -I) is part of every figure; the sandbox's share is the
- * difference between profiles or versions. Single-threaded, one job at a time.
+ * Runs one program (default `pass`) N times through sbx_run (the worker's path minus the
+ * validator) for each profile asked for and prints median, p90 and max wall time in
+ * milliseconds, and the CPU per job of this process and of every process the sandbox started
+ * for it (-z: the zygote and its per-job processes, read from /proc/<zygote>/stat, reaped
+ * children included). Exec mode's figure includes the interpreter's own start-up (about 20 ms
+ * of /usr/bin/python3 -I); in zygote mode (-z) a trivial job's time is the sandbox's own.
+ * Kernel work done in kworkers (e.g. a network namespace's deferred cleanup) is not in the
+ * CPU column. Single-threaded, one job at a time.
  *
- *   build/sandbox_bench [-n 50] [PROFILE...]      default profiles: full no-cgroup no-seccomp
+ *   build/sandbox_bench [-n 50] [-z] [-c CODE] [-p PRELOAD] [PROFILE...]
+ *       default profiles: full no-cgroup no-seccomp; -z: zygote mode; -p: the zygote's preload
+ *       (comma-separated modules, e.g. numpy; default none)
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench_util.h"
 #include "sandbox.h"
 
-static int bench(const char *profile, int n)
+/* CPU seconds of pid and its reaped children (utime, stime, cutime, cstime), or 0. */
+static double proc_cpu_s(long pid)
 {
-    sbx_config c;
-    sbx_config_default(&c);
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *s = strrchr(buf, ')');
+    double t[4] = {0};
+    /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime.. */
+    if (s && sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lf %lf %lf %lf", &t[0],
+                    &t[1], &t[2], &t[3]) == 4)
+        return (t[0] + t[1] + t[2] + t[3]) / (double)sysconf(_SC_CLK_TCK);
+    return 0;
+}
+
+/* CPU seconds of this process (children reaped by us included) and of its live children
+ * (the zygotes, which reap their per-job processes themselves). */
+static double tree_cpu_s(void)
+{
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    double s = (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec +
+                        b.ru_stime.tv_sec) +
+               (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
+                        b.ru_stime.tv_usec) / 1e6;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)getpid(), (long)getpid());
+    FILE *f = fopen(path, "r");
+    long pid;
+    while (f && fscanf(f, "%ld", &pid) == 1)
+        s += proc_cpu_s(pid);
+    if (f)
+        fclose(f);
+    return s;
+}
+
+static int bench(const sbx_config *base, const char *profile, const char *code, int n)
+{
+    sbx_config c = *base;
 #ifndef SBX_BENCH_NO_PROFILE
     c.profile = profile;
 #endif
-    sbx_job j = {.code = "pass\n", .code_len = 5, .job_id = "bench"};
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench"};
     sbx_limits_default(&j.limits);
     double *t = calloc((size_t)n, sizeof *t);
     if (!t)
         return 1;
-    for (int i = 0; i < n; i++) {
+    double cpu0 = 0;
+    for (int i = -1; i < n; i++) { /* i = -1: warm-up (a zygote's spawn), not counted */
         sbx_result r;
         double t0 = bench_now_ms();
         sbx_run(&c, &j, &r);
-        t[i] = bench_now_ms() - t0;
+        if (i >= 0)
+            t[i] = bench_now_ms() - t0;
+        else
+            cpu0 = tree_cpu_s();
         if (r.status != SBX_OK) {
             fprintf(stderr, "sandbox_bench: %s: job ended %s: %s\n", profile,
                     sbx_status_name(r.status), r.message);
@@ -42,9 +95,10 @@ static int bench(const char *profile, int n)
         }
         sbx_result_free(&r);
     }
+    double cpu_ms = (tree_cpu_s() - cpu0) * 1e3 / n;
     qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
-    printf("%-12s n=%d median %.1f ms  p90 %.1f ms  max %.1f ms\n", profile, n, t[n / 2],
-           t[(n * 9) / 10], t[n - 1]);
+    printf("%-12s %s n=%d median %.2f ms  p90 %.2f ms  max %.1f ms  cpu/job %.2f ms\n", profile,
+           c.isolation ? c.isolation : "exec", n, t[n / 2], t[(n * 9) / 10], t[n - 1], cpu_ms);
     free(t);
     return 0;
 }
@@ -52,9 +106,18 @@ static int bench(const char *profile, int n)
 int main(int argc, char **argv)
 {
     int n = 50, opt;
-    while ((opt = getopt(argc, argv, "n:")) != -1) {
-        if (opt != 'n' || (n = atoi(optarg)) < 1 || n > 100000) {
-            fprintf(stderr, "usage: sandbox_bench [-n N] [PROFILE...]\n");
+    const char *code = "pass\n";
+    sbx_config c;
+    sbx_config_default(&c);
+    while ((opt = getopt(argc, argv, "n:zc:p:")) != -1) {
+        if (opt == 'p')
+            c.zygote_preload = optarg;
+        else if (opt == 'z')
+            c.isolation = "zygote";
+        else if (opt == 'c')
+            code = optarg;
+        else if (opt != 'n' || (n = atoi(optarg)) < 1 || n > 100000) {
+            fprintf(stderr, "usage: sandbox_bench [-n N] [-z] [-c CODE] [-p PRELOAD] [PROFILE...]\n");
             return 2;
         }
     }
@@ -62,8 +125,9 @@ int main(int argc, char **argv)
     int rc = 0;
     if (optind == argc)
         for (int i = 0; i < 3; i++)
-            rc |= bench(def[i], n);
+            rc |= bench(&c, def[i], code, n);
     for (int i = optind; i < argc; i++)
-        rc |= bench(argv[i], n);
+        rc |= bench(&c, argv[i], code, n);
+    sbx_zygote_shutdown();
     return rc;
 }

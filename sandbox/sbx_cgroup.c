@@ -116,6 +116,7 @@ static int sbx_cg1_fail(sbx_proc *p, const char *what, const char *name, int rc)
     return sbx_fail(p, 0, "cgroup %s %s: %s", what, name, sbx_cgroup_strerror(rc));
 }
 
+/* The job's cgroup described with its limits, or with none (l NULL: sbx_cg1_ahead). */
 static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
 {
     struct cgroup *cg = cgroup_new_cgroup(name);
@@ -126,9 +127,14 @@ static struct cgroup *sbx_cg1_describe(const char *name, const sbx_limits *l)
     struct cgroup_controller *cpu = cgroup_add_controller(cg, "cpu");
     struct cgroup_controller *acct = cgroup_add_controller(cg, "cpuacct");
     bool no_blkio = sbx_cg1_mount[SBX_CG1_BLKIO] && !cgroup_add_controller(cg, "blkio");
+    if (!mem || !pids || !cpu || !acct || no_blkio) {
+        cgroup_free(&cg);
+        return NULL;
+    }
+    if (!l)
+        return cg;
     uint64_t bytes = (uint64_t)l->memory_mb << 20;
-    if (!mem || !pids || !cpu || !acct || no_blkio ||
-        cgroup_add_value_uint64(mem, "memory.limit_in_bytes", bytes) ||
+    if (cgroup_add_value_uint64(mem, "memory.limit_in_bytes", bytes) ||
         (sbx_cg1_memsw ? cgroup_add_value_uint64(mem, "memory.memsw.limit_in_bytes", bytes)
                              : cgroup_add_value_uint64(mem, "memory.swappiness", 0)) ||
         cgroup_add_value_uint64(pids, "pids.max", l->pids) ||
@@ -163,6 +169,71 @@ static int sbx_cg1_open_join(sbx_proc *p, sbx_cg1 *g)
     return 0;
 }
 
+/* Zygote mode: the next job's cgroup, made by its pre-forked supervisor (sbx_cgroup_ahead).
+ * Made without limits, because v1 refuses memory.limit_in_bytes above memsw.limit_in_bytes:
+ * the job's values are then written in create's order, as onto a fresh cgroup. */
+static char sbx_cg1_ahead_name[192];
+
+static int sbx_cg1_parent_ready(const char *parent)
+{
+    if (!sbx_cg1_parent[0])
+        snprintf(sbx_cg1_parent, sizeof sbx_cg1_parent, "%s", parent);
+    pthread_once(&sbx_cg1_once, sbx_cg1_parent_setup);
+    return sbx_cg1_parent_rc;
+}
+
+static int sbx_cg1_ahead(const char *parent, char *why, size_t whylen)
+{
+    int rc = sbx_cg1_parent_ready(parent);
+    if (rc != 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup create parent %s: %s", parent,
+                 sbx_cgroup_strerror(rc));
+        return -1;
+    }
+    char name[sizeof sbx_cg1_ahead_name];
+    snprintf(name, sizeof name, "%s/job-%d-%u", parent, (int)getpid(),
+             atomic_fetch_add(&sbx_cg1_seq, 1));
+    return sbx_cgroup_create_ahead(sbx_cg1_describe(name, NULL), name, sbx_cg1_ahead_name,
+                                   sizeof sbx_cg1_ahead_name, why, whylen);
+}
+
+static int sbx_cg1_ahead_drop(void)
+{
+    int rc = 0;
+    for (int i = 0; sbx_cg1_ahead_name[0] && i < SBX_CG1_NCTL; i++) {
+        char dir[PATH_MAX];
+        if (!sbx_cg1_first[i])
+            continue;
+        snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[i], sbx_cg1_ahead_name);
+        if (sbx_cgroup_rmdir_retry(dir) < 0 && errno != ENOENT)
+            rc = -1;
+    }
+    sbx_cg1_ahead_name[0] = '\0';
+    return rc;
+}
+
+/* The job's cgroup: the one made ahead under the same parent if there is one (it only gets
+ * the limits), else a new one. */
+static int sbx_cg1_make(sbx_proc *p, sbx_cg1 *g)
+{
+    size_t plen = strlen(p->cgroup_parent);
+    bool ahead = strncmp(sbx_cg1_ahead_name, p->cgroup_parent, plen) == 0 &&
+                 strncmp(sbx_cg1_ahead_name + plen, "/job-", 5) == 0;
+    if (ahead)
+        snprintf(g->name, sizeof g->name, "%s", sbx_cg1_ahead_name);
+    else
+        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", p->cgroup_parent, (int)getpid(),
+                 atomic_fetch_add(&sbx_cg1_seq, 1));
+    sbx_cg1_ahead_name[0] = '\0';
+    g->cg = sbx_cg1_describe(g->name, &p->limits);
+    if (!g->cg)
+        return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
+    int rc = ahead ? cgroup_modify_cgroup(g->cg) : cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
+    if (rc != 0)
+        return sbx_cg1_fail(p, ahead ? "limit" : "create", g->name, rc);
+    return 0;
+}
+
 static int sbx_cg1_create(sbx_proc *p)
 {
     sbx_cg1 *g = calloc(1, sizeof *g);
@@ -172,19 +243,10 @@ static int sbx_cg1_create(sbx_proc *p)
     for (int i = 0; i < SBX_CG1_NCTL; i++)
         g->join_fd[i] = -1;
     p->cg = g;
-    if (!sbx_cg1_parent[0])
-        snprintf(sbx_cg1_parent, sizeof sbx_cg1_parent, "%s", p->cgroup_parent);
-    pthread_once(&sbx_cg1_once, sbx_cg1_parent_setup);
-    if (sbx_cg1_parent_rc != 0)
+    if (sbx_cg1_parent_ready(p->cgroup_parent) != 0)
         return sbx_cg1_fail(p, "create parent", sbx_cg1_parent, sbx_cg1_parent_rc);
-    snprintf(g->name, sizeof g->name, "%s/job-%d-%u", p->cgroup_parent, (int)getpid(),
-             atomic_fetch_add(&sbx_cg1_seq, 1));
-    g->cg = sbx_cg1_describe(g->name, &p->limits);
-    if (!g->cg)
-        return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
-    int rc = cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
-    if (rc != 0)
-        return sbx_cg1_fail(p, "create", g->name, rc);
+    if (sbx_cg1_make(p, g) < 0)
+        return -1;
     if (sbx_cg1_mount[SBX_CG1_BLKIO]) {
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/%s", sbx_cg1_mount[SBX_CG1_BLKIO], g->name);
@@ -351,4 +413,6 @@ const sbx_cgroup_ops sbx_cgroup_v1 = {
     .destroy = sbx_cg1_destroy,
     .probe = sbx_cg1_probe,
     .sweep = sbx_cg1_sweep,
+    .ahead = sbx_cg1_ahead,
+    .ahead_drop = sbx_cg1_ahead_drop,
 };

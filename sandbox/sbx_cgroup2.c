@@ -232,6 +232,7 @@ static int sbx_cg2_ready(const char *parent, char *why, size_t whylen)
     return rc;
 }
 
+/* The job's cgroup described with its limits, or with none (l NULL: sbx_cg2_ahead). */
 static struct cgroup *sbx_cg2_describe(const char *name, const sbx_limits *l)
 {
     struct cgroup *cg = cgroup_new_cgroup(name);
@@ -240,8 +241,13 @@ static struct cgroup *sbx_cg2_describe(const char *name, const sbx_limits *l)
     struct cgroup_controller *mem = cgroup_add_controller(cg, "memory");
     struct cgroup_controller *pids = cgroup_add_controller(cg, "pids");
     struct cgroup_controller *cpu = cgroup_add_controller(cg, "cpu");
-    if (!mem || !pids || !cpu ||
-        cgroup_add_value_uint64(mem, "memory.max", (uint64_t)l->memory_mb << 20) ||
+    if (!mem || !pids || !cpu) {
+        cgroup_free(&cg);
+        return NULL;
+    }
+    if (!l)
+        return cg;
+    if (cgroup_add_value_uint64(mem, "memory.max", (uint64_t)l->memory_mb << 20) ||
         (sbx_cg2_swap && cgroup_add_value_uint64(mem, "memory.swap.max", 0)) ||
         cgroup_add_value_uint64(pids, "pids.max", l->pids) ||
         cgroup_add_value_string(cpu, "cpu.max", "100000 100000")) {
@@ -249,6 +255,30 @@ static struct cgroup *sbx_cg2_describe(const char *name, const sbx_limits *l)
         return NULL;
     }
     return cg;
+}
+
+/* Zygote mode: the next job's cgroup, made by its pre-forked supervisor (sbx_cgroup_ahead),
+ * without limits, as v1 does; create then writes the job's limits into it. */
+static char sbx_cg2_ahead_name[1200];
+
+static int sbx_cg2_ahead(const char *parent, char *why, size_t whylen)
+{
+    if (sbx_cg2_ready(parent, why, whylen) < 0)
+        return -1;
+    char name[1200];
+    snprintf(name, sizeof name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
+             atomic_fetch_add(&sbx_cg2_seq, 1));
+    return sbx_cgroup_create_ahead(sbx_cg2_describe(name, NULL), name, sbx_cg2_ahead_name,
+                                   sizeof sbx_cg2_ahead_name, why, whylen);
+}
+
+static int sbx_cg2_ahead_drop(void)
+{
+    char dir[1300];
+    snprintf(dir, sizeof dir, SBX_CG2_MOUNT "/%s", sbx_cg2_ahead_name);
+    int rc = sbx_cg2_ahead_name[0] && sbx_cgroup_rmdir_retry(dir) < 0 && errno != ENOENT ? -1 : 0;
+    sbx_cg2_ahead_name[0] = '\0';
+    return rc;
 }
 
 static int sbx_cg2_create(sbx_proc *p)
@@ -261,14 +291,21 @@ static int sbx_cg2_create(sbx_proc *p)
         return sbx_fail(p, ENOMEM, "cgroup");
     g->stat_fd = -1;
     p->cg = g;
-    snprintf(g->name, sizeof g->name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
-             atomic_fetch_add(&sbx_cg2_seq, 1));
+    /* The cgroup made ahead, if any: it is under sbx_cg2_own, which is fixed per process. */
+    bool ahead = sbx_cg2_ahead_name[0] != '\0';
+    if (ahead)
+        snprintf(g->name, sizeof g->name, "%s", sbx_cg2_ahead_name);
+    else
+        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
+                 atomic_fetch_add(&sbx_cg2_seq, 1));
+    sbx_cg2_ahead_name[0] = '\0';
     snprintf(g->dir, sizeof g->dir, SBX_CG2_MOUNT "/%s", g->name);
     if (!(g->cg = sbx_cg2_describe(g->name, &p->limits)))
         return sbx_fail(p, ENOMEM, "cgroup describe %s", g->name);
-    int rc = cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
+    int rc = ahead ? cgroup_modify_cgroup(g->cg) : cgroup_create_cgroup(g->cg, SBX_CG_KEEP_OWNER);
     if (rc != 0)
-        return sbx_fail(p, 0, "cgroup create %s: %s", g->name, sbx_cgroup_strerror(rc));
+        return sbx_fail(p, 0, "cgroup %s %s: %s", ahead ? "limit" : "create", g->name,
+                        sbx_cgroup_strerror(rc));
     char path[1400];
     snprintf(path, sizeof path, "%s/io.max", g->dir);
     if (access(path, F_OK) == 0 && sbx_iodev_apply(p, g->dir, true) < 0)
@@ -417,4 +454,6 @@ const sbx_cgroup_ops sbx_cgroup_v2 = {
     .probe = sbx_cg2_probe,
     .sweep = sbx_cg2_sweep,
     .place = sbx_cg2_ready,
+    .ahead = sbx_cg2_ahead,
+    .ahead_drop = sbx_cg2_ahead_drop,
 };

@@ -8,8 +8,12 @@
  * The job's cgroup is made before the clone, the init is in it before it is let go (so
  * nothing of the job ever runs outside it): v1's init joins by itself (see sbx_cgroup.c for
  * why), v2's is attached by the parent, its figures are read once the init is reaped,
- * and it is emptied and removed at collect. While the job runs, the parent polls its CPU
- * time every SBX_CG_POLL_MS: RLIMIT_CPU is per process, the cgroup's total is the job's.
+ * and it is emptied and removed at collect. In zygote mode the cgroup is made by the job's
+ * pre-forked supervisor before the job arrives, without limits and with nothing in it
+ * (sbx_cgroup_ahead); the job's limits are written into it at prepare, before the clone, so
+ * it is still one new cgroup per job, limited before anything of the job runs in it. While
+ * the job runs, the parent polls its CPU time every SBX_CG_POLL_MS: RLIMIT_CPU is per
+ * process, the cgroup's total is the job's.
  */
 #include "sbx_int.h"
 
@@ -86,6 +90,30 @@ static int sbx_cgroup_prepare(sbx_proc *p)
     return p->cg_ops->create(p);
 }
 
+int sbx_cgroup_ahead(const sbx_config *c, char *why, size_t whylen)
+{
+    sbx_config def;
+    sbx_config_default(&def);
+    if (strcmp(c->profile ? c->profile : def.profile, "no-cgroup") == 0)
+        return 0;
+    char bad[200];
+    const sbx_cgroup_ops *ops = sbx_cgroup_backend(bad, sizeof bad);
+    if (!ops) {
+        snprintf(why, whylen, SBX_PREFIX "%s", bad);
+        return -1;
+    }
+    return ops->ahead ? ops->ahead(c->cgroup_parent ? c->cgroup_parent : def.cgroup_parent,
+                                   why, whylen)
+                      : 0;
+}
+
+int sbx_cgroup_ahead_drop(void)
+{
+    char why[200];
+    const sbx_cgroup_ops *ops = sbx_cgroup_backend(why, sizeof why);
+    return ops && ops->ahead_drop ? ops->ahead_drop() : 0;
+}
+
 int sbx_cgroup_place(sbx_proc *p)
 {
     char why[300];
@@ -148,6 +176,20 @@ const sbx_layer sbx_layer_cgroup = {
     .account = sbx_cgroup_account,
     .collect = sbx_cgroup_collect,
 };
+
+int sbx_cgroup_create_ahead(struct cgroup *cg, const char *name, char *keep, size_t keeplen,
+                            char *why, size_t whylen)
+{
+    int rc = cg ? cgroup_create_cgroup(cg, SBX_CG_KEEP_OWNER) : ECGFAIL;
+    cgroup_free(&cg);
+    if (rc != 0) {
+        snprintf(why, whylen, SBX_PREFIX "cgroup create ahead %s: %s", name,
+                 sbx_cgroup_strerror(rc));
+        return -1;
+    }
+    snprintf(keep, keeplen, "%s", name);
+    return 0;
+}
 
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen)
 {

@@ -232,6 +232,13 @@ struct sbx_cgroup_ops {
      * settle). v2 may move the process itself (sbx_cgroup2.c), so a parent that spawns
      * helpers that make job cgroups (zygotes) settles it first, for them to inherit. */
     int (*place)(const char *parent, char *why, size_t whylen);
+    /* Zygote mode: makes this process's next job cgroup, without limits, before the job
+     * exists (its pre-forked supervisor); create() then adopts it and writes the job's limits
+     * into it instead of making one. Nothing can be in it before: only the job's init joins.
+     * 0, or -1 with the reason. */
+    int (*ahead)(const char *parent, char *why, size_t whylen);
+    /* Removes the cgroup ahead() made if no job took it; 0, or -1 with errno. */
+    int (*ahead_drop)(void);
 };
 
 extern const sbx_cgroup_ops sbx_cgroup_v1, sbx_cgroup_v2;
@@ -258,6 +265,10 @@ int sbx_cgroup_sweep_dir(const char *dir);
 /* rmdir(dir), retried while exiting tasks still hold it (EBUSY); 0, or -1 with errno. */
 int sbx_cgroup_rmdir_retry(const char *dir);
 int sbx_cgroup_probe_cycle(struct cgroup *cg, const char *name, char *why, size_t whylen);
+/* Backends' ahead(): creates the described cgroup `name` (no limits yet; cg may be NULL: out
+ * of memory) and keeps its name in keep; frees cg. 0, or -1 with the reason in why. */
+int sbx_cgroup_create_ahead(struct cgroup *cg, const char *name, char *keep, size_t keeplen,
+                            char *why, size_t whylen);
 
 /* sbx_iodev.c: the whole disks behind /usr, /etc/alternatives and the work root, found once
  * per process (the first caller's work_root counts); up to max into devs, how many (0: none
@@ -267,11 +278,21 @@ int sbx_iodev_list(const char *work_root, dev_t *devs, int max);
  * blkio.throttle.* files, or (v2) io.max. 0, or -1 reported with sbx_fail(). */
 int sbx_iodev_apply(sbx_proc *p, const char *dir, bool v2);
 
+/* sbx_cgroup_layer.c: zygote mode, in a pre-forked supervisor: the next job's cgroup made
+ * ahead of it (the backend's ahead()) when c's profile uses cgroups; 0, or -1 with why. */
+int sbx_cgroup_ahead(const sbx_config *c, char *why, size_t whylen);
+/* Removes that cgroup when no job came (0 when there is none). */
+int sbx_cgroup_ahead_drop(void);
 /* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins
  * the job's cgroup where the backend lets the init do that itself. 0, or -1 reported. */
 int sbx_cgroup_join(sbx_proc *p);
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
 bool sbx_cgroup_cpu_over(sbx_proc *p);
+
+/* sbx_net.c: true in a zygote's pre-forked supervisor that has already unshared a new, empty
+ * network namespace for its one job: the init's clone then leaves out CLONE_NEWNET (the init
+ * is born in that namespace) and clears this, so one namespace never serves two jobs. */
+extern bool sbx_net_premade;
 
 /* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];
@@ -308,6 +329,9 @@ void sbx_capture_read(sbx_proc *p, bool final);
 bool sbx_capture_overflow(sbx_proc *p);
 
 /* sbx_workdir.c */
+/* Creates the work root (0700) if missing, and refuses one that is not a real directory owned
+ * by us and writable by no one else; 0, or -1 with the reason in why. */
+int sbx_workdir_root_check(const char *root, char *why, size_t whylen);
 int sbx_rmtree(const char *path, char *why, size_t whylen);
 
 /* sbx_files.c: copies that the init makes without malloc. */

@@ -4,6 +4,9 @@
  * nothing, so every connect() fails (ENETUNREACH), the host's 127.0.0.1 included, and
  * abstract unix sockets of the host are out of reach too. The init checks that loopback is
  * really down rather than trusting the kernel's default: it is the whole of this layer.
+ * In zygote mode the namespace is made ahead of the job by its pre-forked supervisor
+ * (sbx_zygote_serve.c, sbx_net_premade): the init inherits it instead of cloning one, still
+ * one fresh namespace per job, and the same check runs in it.
  */
 #include "sbx_int.h"
 
@@ -14,6 +17,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+bool sbx_net_premade;
 
 static int sbx_net_enter_init(sbx_proc *p)
 {

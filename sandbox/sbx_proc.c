@@ -250,7 +250,11 @@ int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max)
         fds[0] = (struct pollfd){.fd = sbx_zygote_pollfd(p), .events = POLLIN};
         return 1;
     }
-    int want[] = {p->out.fd, p->err.fd, p->report_rd};
+    /* Once the report pipe is at EOF the init is exiting: its pidfd turns readable when it
+     * is reapable, so the caller wakes at the exit instead of at the next 1 ms timeout
+     * (sbx_timeout_ms): up to 1 ms on every job's latency path. */
+    int exiting = p->report_rd < 0 && !p->reaped ? p->pidfd : -1;
+    int want[] = {p->out.fd, p->err.fd, p->report_rd, exiting};
     for (size_t i = 0; i < sizeof want / sizeof want[0] && n < max; i++)
         if (want[i] >= 0)
             fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};

@@ -349,6 +349,14 @@ static void sbx_sc_build(void)
         step = "seccomp_attr_set(ACT_BADARCH)";
         rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     }
+    /* A binary tree over the syscall numbers instead of one compare per rule in a row: the
+     * same decisions, but a call walks ~10 compares instead of up to ~300, and so does the
+     * kernel's own pass over every syscall number when the filter is loaded (its action
+     * cache, built with interrupts off: ~0.2 ms of each job's start with the linear form). */
+    if (rc == 0) {
+        step = "seccomp_attr_set(CTL_OPTIMIZE)";
+        rc = seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    }
     for (size_t i = 0; rc == 0 && i < sizeof sbx_sc_allow / sizeof sbx_sc_allow[0]; i++)
         if (!(sbx_sc_variant && sbx_sc_is_exec(sbx_sc_allow[i])) &&
             (rc = sbx_sc_name(c, SCMP_ACT_ALLOW, sbx_sc_allow[i])) < 0)

@@ -29,19 +29,34 @@
 
 enum { SBX_RM_DEPTH = 32, SBX_RM_BUDGET = 10 * 1000 * 1000 };
 
+int sbx_workdir_root_check(const char *root, char *why, size_t whylen)
+{
+    if (mkdir(root, 0700) < 0 && errno != EEXIST) {
+        snprintf(why, whylen, "mkdir(%s): %s", root, strerrordesc_np(errno));
+        return -1;
+    }
+    struct stat st;
+    if (lstat(root, &st) < 0) {
+        snprintf(why, whylen, "lstat(%s): %s", root, strerrordesc_np(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "work root %s is not a directory", root);
+        return -1;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+        snprintf(why, whylen, "work root %s must be owned by uid %u and writable by no one else",
+                 root, (unsigned)geteuid());
+        return -1;
+    }
+    return 0;
+}
+
 static int sbx_workdir_root(sbx_proc *p)
 {
-    const char *root = p->work_root;
-    if (mkdir(root, 0700) < 0 && errno != EEXIST)
-        return sbx_fail(p, errno, "mkdir(%s)", root);
-    struct stat st;
-    if (lstat(root, &st) < 0)
-        return sbx_fail(p, errno, "lstat(%s)", root);
-    if (!S_ISDIR(st.st_mode))
-        return sbx_fail(p, 0, "work root %s is not a directory", root);
-    if (st.st_uid != geteuid() || (st.st_mode & 022))
-        return sbx_fail(p, 0, "work root %s must be owned by uid %u and writable by no one else",
-                        root, (unsigned)geteuid());
+    char why[PATH_MAX + 80];
+    if (sbx_workdir_root_check(p->work_root, why, sizeof why) < 0)
+        return sbx_fail(p, 0, "%s", why);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,6 +249,137 @@ static void test_no_data_from_previous_job(void **state)
     sbx_run(&g_cfg, &j, &r);
     expect(&r, SBX_OK, NULL);
     assert_string_not_equal(r.out.data, "found 0\n");
+    sbx_result_free(&r);
+}
+
+/* Each job gets a network namespace of its own, made ahead of it by its pre-forked
+ * supervisor (docs/zygote.md, "Prefork"): three jobs of one zygote see three namespaces, none
+ * the host's, and nothing a job left bound in its namespace (an abstract unix socket, held by
+ * a process it forked) is reachable by the next job. */
+static void test_fresh_netns_per_job(void **state)
+{
+    (void)state;
+    struct stat host;
+    assert_int_equal(stat("/proc/self/ns/net", &host), 0);
+    unsigned long seen[3];
+    for (int i = 0; i < 3; i++) {
+        sbx_result r;
+        run("import os\nprint(os.stat('/proc/self/ns/net').st_ino)\n", 0, &r);
+        expect(&r, SBX_OK, NULL);
+        seen[i] = strtoul(r.out.data, NULL, 10);
+        sbx_result_free(&r);
+        assert_true(seen[i] != 0);
+        assert_true(seen[i] != (unsigned long)host.st_ino);
+        for (int k = 0; k < i; k++)
+            assert_true(seen[i] != seen[k]);
+    }
+    sbx_result r;
+    run("import os, socket, time\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind(b'\\0codeq-zygote-test')\ns.listen(1)\n"
+        "if os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\n"
+        "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "c.connect(b'\\0codeq-zygote-test')\nprint('bound')\n",
+        0, &r);
+    expect(&r, SBX_OK, "bound\n");
+    sbx_result_free(&r);
+    run("import socket\nc = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "try:\n    c.connect(b'\\0codeq-zygote-test')\n    print('reached')\n"
+        "except ConnectionRefusedError:\n    print('refused')\n",
+        0, &r);
+    expect(&r, SBX_OK, "refused\n");
+    sbx_result_free(&r);
+}
+
+/* Staging lives on a tmpfs in the zygote's own mount namespace (docs/zygote.md): mounted
+ * there, absent from the host's (our) mount table, nothing of a job left in the host's work
+ * root (the two jobs add no job directory there), and a job sees nothing of the previous
+ * job's files. */
+static int host_job_dirs(void)
+{
+    DIR *d = opendir(g_cfg.work_root);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "job-", 4) == 0)
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_staging_private_tmpfs(void **state)
+{
+    (void)state;
+    /* Older versions staged on the host; what they left (a killed zygote's) may be there. */
+    int before = host_job_dirs();
+    sbx_result r;
+    run("open('/work/prev.txt', 'w').write('x')\nopen('/tmp/prev.txt', 'w').write('x')\n"
+        "print('ok')\n", 0, &r);
+    expect(&r, SBX_OK, "ok\n");
+    sbx_result_free(&r);
+    run("import os\nprint(sorted(os.listdir('/work')), os.listdir('/tmp'))\n", 0, &r);
+    expect(&r, SBX_OK, "['main.py'] []\n");
+    sbx_result_free(&r);
+
+    pid_t z = zygote_pid();
+    assert_true(z > 0);
+    char path[64], want[300], line[1024];
+    snprintf(want, sizeof want, " %s ", g_cfg.work_root);
+    int in_zygote = 0, in_host = 0;
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)z);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want) && strstr(line, " - tmpfs codeq-staging "))
+            in_zygote++;
+    fclose(f);
+    f = fopen("/proc/self/mountinfo", "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want))
+            in_host++;
+    fclose(f);
+    assert_int_equal(in_zygote, 1);
+    assert_int_equal(in_host, 0);
+    assert_int_equal(host_job_dirs(), before);
+}
+
+/* Each job's cgroup is made ahead of it by its pre-forked supervisor, without limits, and
+ * gets the job's own limits before the job starts (docs/zygote.md, "Prefork"): one job of a
+ * zygote is held to 40 MB, the next one, given 160, is not; and neither inherits the other's
+ * figures — a job after one that burned CPU and memory reports only its own. */
+static void test_cgroup_per_job_limits_and_figures(void **state)
+{
+    (void)state;
+    const char *eat = "b = bytearray(90 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\n"
+                      "x = 0\nfor i in range(1000000):\n    x += i\nprint('ate')\n";
+    sbx_job j = {.code = eat, .code_len = strlen(eat), .job_id = "cg"};
+    sbx_limits_default(&j.limits);
+    j.limits.memory_mb = 40;
+    /* CODEQ_TEST_TIME_SCALE: the emulated cgroup v2 guest runs processes ~40x slower. */
+    const char *scale = getenv("CODEQ_TEST_TIME_SCALE");
+    unsigned k = scale && atoi(scale) > 1 ? (unsigned)atoi(scale) : 1u;
+    j.limits.wall_ms = 20000u * k > 60000u ? 60000u : 20000u * k;
+    j.limits.cpu_ms = 5000u * k > 60000u ? 60000u : 5000u * k;
+    sbx_result r;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_MEMORY_LIMIT, NULL);
+    sbx_result_free(&r);
+    j.limits.memory_mb = 160;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_OK, "ate\n");
+    assert_true(r.max_rss_kb > 90 * 1024);
+    uint64_t big_cpu = r.cpu_ms;
+    sbx_result_free(&r);
+    run("print('small')\n", 0, &r);
+    expect(&r, SBX_OK, "small\n");
+    /* Figures carried over from the big job would be at least the big job's own. */
+    if (r.max_rss_kb >= 60 * 1024 || r.cpu_ms * 2 >= big_cpu)
+        print_message("trivial job after a big one: max_rss_kb %llu cpu_ms %llu (big: %llu)\n",
+                      (unsigned long long)r.max_rss_kb, (unsigned long long)r.cpu_ms,
+                      (unsigned long long)big_cpu);
+    assert_true(r.max_rss_kb < 60 * 1024);
+    assert_true(r.cpu_ms * 2 < big_cpu);
     sbx_result_free(&r);
 }
 
@@ -561,6 +693,9 @@ int main(void)
         cmocka_unit_test(test_cannot_execve),
         cmocka_unit_test(test_no_zygote_descriptor),
         cmocka_unit_test(test_no_data_from_previous_job),
+        cmocka_unit_test(test_fresh_netns_per_job),
+        cmocka_unit_test(test_staging_private_tmpfs),
+        cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
         cmocka_unit_test(test_random_reseeded),
         cmocka_unit_test(test_numpy_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
