@@ -358,9 +358,8 @@ wrk_committer *wrk_committer_new(void)
     return cm;
 }
 
-int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen)
+int wrk_committer_start(wrk_committer *cm, char *err, size_t errlen)
 {
-    (void)w;
     int e = pthread_create(&cm->thread, NULL, committer_main, cm);
     if (e) {
         snprintf(err, errlen, "codeq: worker: committer thread: %s", strerror(e));

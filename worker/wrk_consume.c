@@ -321,7 +321,6 @@ static void watchdog(wrk_worker *w, uint64_t *next)
                 p->topic, (int)p->partition, (long long)(hi - from), (long long)from,
                 (unsigned long)((now - p->fetched_at) / 1000), p->paused ? " (paused by us)" : "",
                 p->restarts % 2 == 0 ? "seek" : "unassign + assign");
-        w->stalls++;
         restart_fetch(w, p, from);
     }
 }
@@ -500,7 +499,7 @@ int wrk_worker_loop(const wrk_config *c)
     }
     if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
-        wrk_committer_start(w.cm, &w, err, sizeof err) < 0) {
+        wrk_committer_start(w.cm, err, sizeof err) < 0) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         if (w.k) rd_kafka_destroy(w.k);
         wrk_committer_free(w.cm);

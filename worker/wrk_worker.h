@@ -31,7 +31,7 @@ typedef struct {
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
     bool leaving;           /* the loop is over: partitions assigned now are not taken */
     char why[512];
-    unsigned long jobs_done, commits, aborts, stalls;
+    unsigned long jobs_done, commits, aborts;
     int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 
@@ -42,7 +42,7 @@ wrk_committer *wrk_committer_new(void);
 /* Creates the transactional producer and initialises its transactions. */
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen);
 /* Starts the thread once the producer and consumer exist. */
-int wrk_committer_start(wrk_committer *cm, wrk_worker *w, char *err, size_t errlen);
+int wrk_committer_start(wrk_committer *cm, char *err, size_t errlen);
 void wrk_committer_free(wrk_committer *cm);
 
 /* wrk_slots.c: fills free slots: starts jobs (below the lease), claims careful ones, starts
