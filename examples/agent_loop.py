@@ -53,8 +53,8 @@ def solve(client: Client, attempts: int, wait: float) -> bool:
             print(f"attempt {n}: ok in {r.usage.wall_ms} ms: {r.stdout.strip()}", flush=True)
             return True
         feedback.append(r.error_text())
-        print(f"attempt {n}: {r.status}, feeding back:\n{r.stderr.strip().splitlines()[-1] if r.stderr else r.message}",
-              flush=True)
+        last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.message
+        print(f"attempt {n}: {r.status}, feeding back:\n{last}", flush=True)
     return False
 
 

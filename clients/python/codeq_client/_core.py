@@ -111,8 +111,8 @@ class Core:
                 return self.consumer.get_watermark_offsets(
                     tp, timeout=max(1.0, deadline - time.monotonic()), cached=False)[1]
             except KafkaException as e:
-                if not e.args[0].retriable() and e.args[0].code() not in _LEADER_SETTLING \
-                        or time.monotonic() > deadline:
+                settling = e.args[0].retriable() or e.args[0].code() in _LEADER_SETTLING
+                if not settling or time.monotonic() > deadline:
                     raise CodeqError(f"codeq: end of {tp.topic}[{tp.partition}]: {e.args[0].str()}") from e
             time.sleep(0.1)
 

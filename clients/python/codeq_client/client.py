@@ -48,6 +48,10 @@ def _delivery_error(job_id: str, err) -> CodeqError:
     return CodeqError(f"codeq: job {job_id!r} not written to the jobs topic: {err.str()}")
 
 
+def _unacknowledged(job_id: str, timeout: float) -> CodeqError:
+    return CodeqError(f"codeq: job {job_id!r} not acknowledged by the broker within {timeout:g} s")
+
+
 class Client:
     """Blocking client; thread-safe. `with Client("127.0.0.1:9092") as c: c.run("print(1)")`.
 
@@ -70,7 +74,7 @@ class Client:
         done, box = threading.Event(), []
         self._core.produce(job, lambda err: (box.append(err), done.set()))
         if not done.wait(timeout):
-            raise CodeqError(f"codeq: job {job['id']!r} not acknowledged by the broker within {timeout:g} s")
+            raise _unacknowledged(job["id"], timeout)
         if box[0] is not None:
             self._core.forget(job["id"])
             raise _delivery_error(job["id"], box[0])
@@ -158,7 +162,7 @@ class AsyncClient:
         try:
             err = await asyncio.wait_for(fut, timeout)
         except asyncio.TimeoutError:
-            raise CodeqError(f"codeq: job {job['id']!r} not acknowledged by the broker within {timeout:g} s") from None
+            raise _unacknowledged(job["id"], timeout) from None
         if err is not None:
             self._core.forget(job["id"])
             raise _delivery_error(job["id"], err)
