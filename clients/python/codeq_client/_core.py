@@ -58,7 +58,7 @@ class Core:
         self.consumer = Consumer({
             "group.id": f"codeq-client-{uuid.uuid4().hex}", "enable.auto.commit": False,
             "isolation.level": "read_committed", "auto.offset.reset": "earliest",
-            "fetch.wait.max.ms": 20, **base})
+            **base})
         try:
             self.consumer.assign(self._ends(deadline))
         except BaseException:
@@ -195,7 +195,9 @@ class Core:
     def _consume_loop(self) -> None:
         while not self._stop.is_set():
             try:
-                msgs = self.consumer.consume(500, 0.1)
+                # poll returns with the first record; consume(n, t) would wait t for n of them
+                first = self.consumer.poll(0.1)
+                msgs = [first, *self.consumer.consume(499, 0)] if first is not None else []
             except RuntimeError:  # closed under us
                 return
             for m in msgs:
