@@ -4,7 +4,8 @@
   sync       Client.run round trip (stdin, usage), a failing program returned as a Result
              (status error, not raised), raise_for_status -> JobFailed
   files      input files in (text and bytes), artifacts out as bytes
-  rejected   JobRejected carrying the validator's findings; invalid: JobInvalid naming the limit
+  rejected   JobRejected carrying the validator's findings; invalid: JobInvalid naming the limit;
+             a deadline passed: JobExpired; a misspelt jobs topic: CodeqError at start
   timeout    a job sleeping 3 s, waited 0.5 s: JobTimeout; the result is still had later
              (sync and async)
   async      AsyncClient round trip, then 100 jobs in flight at once: all answered, each with
@@ -15,6 +16,7 @@
   agent      examples/agent_loop.py against this worker: fails once, succeeds on the retry
 Every result the client returns is also checked against schemas/result.schema.json."""
 import asyncio
+import datetime
 import os
 import pathlib
 import subprocess
@@ -29,8 +31,8 @@ import kafka_admin as ka  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 sys.path.insert(0, str(SRC / "clients" / "python"))
-from codeq_client import (AsyncClient, Client, JobFailed, JobInvalid, JobRejected,  # noqa: E402
-                          JobTimeout)
+from codeq_client import (AsyncClient, Client, CodeqError, JobExpired, JobFailed,  # noqa: E402
+                          JobInvalid, JobRejected, JobTimeout)
 
 NAME = "client_python"
 F = Failures()
@@ -129,12 +131,20 @@ try:
                 f"invalid: {e!r}")
         F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_sec": 1}) is not None,
                 "an unknown limit was not refused before sending")
+        e = raises(JobExpired, c.run, "print(1)", deadline=datetime.datetime(2020, 1, 1))
+        F.check(e is not None and e.result.usage is None, f"expired: {e!r}")
         step("rejected+invalid", t1)
 
         r = c.result(slow, 30)
         valid(r)
         F.check(r.ok and r.stdout == "late\n", f"the timed-out job's later result: {r}")
         step("client timeout, result later", t0)
+
+    # -- a misspelt jobs topic fails at once (the client never creates it)
+    e = raises(CodeqError, Client, kt.BROKERS, jobs_topic=s.topics["jobs"] + "-typo",
+               results_topic=s.topics["results"], start_timeout=5)
+    F.check(e is not None and "Unknown topic" in str(e) and not topic_exists(s.topics["jobs"] + "-typo"),
+            f"misspelt jobs topic: {e!r}")
 
     # -- async: round trip, 100 in flight, a timeout; two clients on the shared topic
     async def async_part():

@@ -52,7 +52,11 @@ class Core:
         self._failure: Optional[Exception] = None
         self._stop = threading.Event()
         deadline = time.monotonic() + start_timeout
-        self.producer = Producer({"enable.idempotence": True, "linger.ms": 2, **base})
+        # Idempotent: a retried write never makes a second job. No topic auto-creation: a
+        # misspelt jobs topic is an error now, not jobs written where no worker reads.
+        self.producer = Producer({"enable.idempotence": True, "linger.ms": 2,
+                                  "allow.auto.create.topics": False, **base})
+        self._check_jobs_topic(deadline)
         if self.reply_topic and create_reply_topic:
             self._create_reply_topic(deadline)
         self.consumer = Consumer({
@@ -88,6 +92,15 @@ class Core:
         except KafkaException as e:
             if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                 raise CodeqError(f"codeq: create reply topic {self.reply_topic}: {e.args[0].str()}") from e
+
+    def _check_jobs_topic(self, deadline: float) -> None:
+        """The jobs topic exists. Asking also connects the producer, which then gets its
+        producer id at once: without it the first job waited a second for librdkafka's timer."""
+        t = self.jobs_topic
+        md = self.producer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+        tm = md.topics.get(t)
+        if tm is None or tm.error is not None:
+            raise CodeqError(f"codeq: jobs topic {t}: {tm.error.str() if tm is not None else 'not found'}")
 
     def _ends(self, deadline: float) -> list:
         """Each partition of the topic read, at its current end: results of jobs submitted from
