@@ -213,6 +213,9 @@ class Core:
                 msgs = [first, *self.consumer.consume(499, 0)] if first is not None else []
             except RuntimeError:  # closed under us
                 return
+            except Exception as e:  # noqa: BLE001 - every waiter hears of it, none hangs
+                self._fail_all(CodeqError(f"codeq: results consumer stopped: {e!r}"))
+                raise
             for m in msgs:
                 err = m.error()
                 if err is not None:

@@ -175,5 +175,5 @@ def check_ran(r: Result) -> Result:
     if exc:
         raise exc(r)
     if r.status not in RAN:
-        raise CodeqError(f"codeq: job {r.id!r}: unknown status {r.status!r}")
+        raise JobStatusError(r)  # a status newer than this client: the result is on it
     return r
