@@ -338,6 +338,7 @@ do_compose_test() {
   local jobs=$WORK/compose-jobs n out=$WORK/compose-results.jsonl rc
   rm -rf "$jobs" && mkdir -p "$jobs"
   cp "$SRC"/examples/*.py "$jobs/"
+  rm -f "$jobs/agent_loop.py"  # a client program (it submits jobs itself), not a job
   for n in $(seq -w 1 16); do printf 'print("spread %s")\n' "$n" >"$jobs/spread$n.py"; done
   timeout 120 podman run -d --name "${PROJECT}_submit" --label "codeq.test=$RUNID" --network "${PROJECT}_default" \
     -v "$jobs:/jobs:ro" "$IMG" submit -b kafka:9092 --timeout 90 $(cd "$jobs" && ls *.py | sed 's|^|/jobs/|') >/dev/null

@@ -22,9 +22,12 @@ echo "== development broker (librdkafka mock cluster) at $brokers"
 for w in worker-1 worker-2; do
   build/codeq worker -b "$brokers" --worker-id "$w" --instance-id "$w" >"$tmp/$w.log" 2>&1 & pids+=($!)
 done
-echo "== two workers started; submitting examples/*.py"
+# examples/agent_loop.py is a client program (it submits jobs itself), not a job.
+jobs=()
+for f in examples/*.py; do [ "$f" = examples/agent_loop.py ] || jobs+=("$f"); done
+echo "== two workers started; submitting ${jobs[*]}"
 rc=0
-build/codeq submit -b "$brokers" --timeout 60 examples/*.py >"$tmp/results.jsonl" || rc=$?
+build/codeq submit -b "$brokers" --timeout 60 "${jobs[@]}" >"$tmp/results.jsonl" || rc=$?
 
 echo "== results (one JSON object per job)"
 cat "$tmp/results.jsonl"

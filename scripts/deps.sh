@@ -9,7 +9,10 @@ pkgs=(
   libmicrohttpd-dev             # the worker's /metrics and health endpoint (libmicrohttpd12)
   python3-prometheus-client     # tests/integration/worker_ops.py parses /metrics with it
   python3-numpy                 # the abuse suite's numpy regression guard runs for real
-  python3-confluent-kafka       # bench/e2e's seeds'-way baseline worker and its driver
+  python3-confluent-kafka       # bench/e2e's seeds'-way baseline worker and its driver;
+                                # clients/python's dependency
+  python3-venv python3-setuptools python3-wheel  # tests/integration/client_venv.py: pip
+                                # install ./clients/python into a venv, offline
   kcat openjdk-17-jdk-headless maven iproute2 procps
   clang libclang-rt-14-dev      # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang 14 and
                                 # its runtimes (libclang_rt.fuzzer, asan, ubsan)

@@ -1,0 +1,16 @@
+"""codeq_client: submit Python to codeq workers over Kafka and get typed results back.
+
+    from codeq_client import Client
+    with Client("127.0.0.1:9092") as c:
+        r = c.run("print(2 + 2)")
+        print(r.status, r.stdout)
+
+See README.md beside this package for the reply modes, statuses and exceptions."""
+from .client import AsyncClient, Client
+from .result import (CodeqError, Finding, JobExpired, JobFailed, JobInternalError, JobInvalid,
+                     JobRejected, JobStatusError, JobTimeout, Result, Usage)
+
+__all__ = ["AsyncClient", "Client", "CodeqError", "Finding", "JobExpired", "JobFailed",
+           "JobInternalError", "JobInvalid", "JobRejected", "JobStatusError", "JobTimeout",
+           "Result", "Usage"]
+__version__ = "0.1.0"

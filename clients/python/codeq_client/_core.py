@@ -1,0 +1,261 @@
+"""The Kafka side shared by Client and AsyncClient: one idempotent producer for jobs, one
+read_committed consumer for results, two background threads, results dispatched by job id.
+
+One consumer per client, not per job: it reads the client's reply topic (or the shared results
+topic) from where that topic ended when the client started, keeps the results of the ids this
+client is waiting for, and hands each to whoever waits (a threading.Event or an asyncio future,
+through a callback). The consumer is assigned its partitions by hand (no group rebalances) and
+never commits: a client that restarts starts again from the end. The producer's delivery
+reports are served by a second thread, so a submit learns within milliseconds that its job
+is on the jobs topic."""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from typing import Callable, Optional
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+
+from .result import CodeqError
+
+log = logging.getLogger("codeq_client")
+_LEADER_SETTLING = (KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE,
+                    KafkaError.UNKNOWN_TOPIC_OR_PART)
+Waiter = Callable[[object], None]  # called with the result dict or an exception
+
+
+def kafka_conf(bootstrap: str, conf: dict) -> dict:
+    """librdkafka settings; a keyword like security_protocol means security.protocol."""
+    out = {"bootstrap.servers": bootstrap}
+    out.update({k.replace("_", "."): str(v).lower() if isinstance(v, bool) else v for k, v in conf.items()})
+    return out
+
+
+class Core:
+    def __init__(self, bootstrap: str, conf: dict, jobs_topic: str, results_topic: str,
+                 reply_topic, reply_prefix: str, create_reply_topic: bool, start_timeout: float):
+        base = kafka_conf(bootstrap, conf)
+        self.jobs_topic = jobs_topic
+        self.results_topic = results_topic
+        self.owns_reply_topic = reply_topic is True
+        self.reply_topic = (reply_prefix + uuid.uuid4().hex[:16]) if reply_topic is True else reply_topic
+        self.listen_topic = self.reply_topic or results_topic
+        self._base = base
+        self._lock = threading.Lock()
+        self._watched: set = set()        # ids whose result this client keeps
+        self._arrived: dict = {}          # id -> result dict, not yet taken
+        self._waiters: dict = {}          # id -> [Waiter]
+        self._failure: Optional[Exception] = None
+        self._stop = threading.Event()
+        deadline = time.monotonic() + start_timeout
+        # Idempotent: a retried write never makes a second job. No topic auto-creation: a
+        # misspelt jobs topic is an error now, not jobs written where no worker reads.
+        self.producer = Producer({"enable.idempotence": True, "linger.ms": 2,
+                                  "allow.auto.create.topics": False, **base})
+        self._check_jobs_topic(deadline)
+        if self.reply_topic and create_reply_topic:
+            self._create_reply_topic(deadline)
+        self.consumer = Consumer({
+            "group.id": f"codeq-client-{uuid.uuid4().hex}", "enable.auto.commit": False,
+            "isolation.level": "read_committed", "auto.offset.reset": "earliest",
+            **base})
+        try:
+            self.consumer.assign(self._ends(deadline))
+        except BaseException:
+            self.consumer.close()
+            raise
+        self._threads = [threading.Thread(target=self._consume_loop, name="codeq-results", daemon=True),
+                         threading.Thread(target=self._delivery_loop, name="codeq-deliveries", daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    # -- start-up ------------------------------------------------------------------------
+    def _create_reply_topic(self, deadline: float) -> None:
+        """One partition, the results topic's max.message.bytes (every result the workers size
+        for the results topic fits), kept a day: a client that dies leaves a bounded topic."""
+        admin = AdminClient(self._base)
+        config = {"retention.ms": "86400000"}
+        try:
+            res = ConfigResource(ConfigResource.Type.TOPIC, self.results_topic)
+            got = admin.describe_configs([res])[res].result(timeout=max(1.0, deadline - time.monotonic()))
+            if "max.message.bytes" in got:
+                config["max.message.bytes"] = got["max.message.bytes"].value
+        except KafkaException as e:  # the results topic may be unreadable to us: broker default
+            log.info("codeq_client: results topic %s config not read: %s", self.results_topic, e)
+        fut = admin.create_topics([NewTopic(self.reply_topic, 1, -1, config=config)])[self.reply_topic]
+        try:
+            fut.result(timeout=max(1.0, deadline - time.monotonic()))
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise CodeqError(f"codeq: create reply topic {self.reply_topic}: {e.args[0].str()}") from e
+
+    def _check_jobs_topic(self, deadline: float) -> None:
+        """The jobs topic exists. Asking also connects the producer, which then gets its
+        producer id at once: without it the first job waited a second for librdkafka's timer."""
+        t = self.jobs_topic
+        md = self.producer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+        tm = md.topics.get(t)
+        if tm is None or tm.error is not None:
+            raise CodeqError(f"codeq: jobs topic {t}: {tm.error.str() if tm is not None else 'not found'}")
+
+    def _ends(self, deadline: float) -> list:
+        """Each partition of the topic read, at its current end: results of jobs submitted from
+        now on are all after it (a result is written after its job is consumed)."""
+        t = self.listen_topic
+        while True:
+            md = self.consumer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+            tm = md.topics.get(t)
+            if tm is not None and tm.error is None and tm.partitions:
+                break
+            if time.monotonic() > deadline:
+                why = tm.error.str() if tm is not None and tm.error else "no partitions"
+                raise CodeqError(f"codeq: results topic {t}: {why}")
+            time.sleep(0.1)  # a topic just created reaches the metadata within moments
+        return [TopicPartition(t, p, self._end(TopicPartition(t, p), deadline)) for p in sorted(tm.partitions)]
+
+    def _end(self, tp: TopicPartition, deadline: float) -> int:
+        """A topic just created may have no leader yet for a moment: retry until the deadline."""
+        while True:
+            try:
+                return self.consumer.get_watermark_offsets(
+                    tp, timeout=max(1.0, deadline - time.monotonic()), cached=False)[1]
+            except KafkaException as e:
+                settling = e.args[0].retriable() or e.args[0].code() in _LEADER_SETTLING
+                if not settling or time.monotonic() > deadline:
+                    raise CodeqError(f"codeq: end of {tp.topic}[{tp.partition}]: {e.args[0].str()}") from e
+            time.sleep(0.1)
+
+    # -- jobs ----------------------------------------------------------------------------
+    def produce(self, job: dict, on_done: Callable[[Optional[KafkaError]], None]) -> None:
+        """Queue a job; on_done(None or error) runs on the delivery thread."""
+        self.watch(job["id"])
+        value = json.dumps(job, ensure_ascii=False, separators=(",", ":")).encode()
+        for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
+            try:
+                self.producer.produce(self.jobs_topic, key=job["id"].encode(), value=value,
+                                      on_delivery=lambda err, _msg: on_done(err))
+                return
+            except BufferError:
+                time.sleep(0.05)
+        raise CodeqError("codeq: the producer's queue stayed full for 10 s")
+
+    def _delivery_loop(self) -> None:
+        while not self._stop.is_set():
+            self.producer.poll(0.05)
+
+    # -- results -------------------------------------------------------------------------
+    def watch(self, job_id: str) -> None:
+        with self._lock:
+            self._watched.add(job_id)
+
+    def forget(self, job_id: str) -> None:
+        with self._lock:
+            self._watched.discard(job_id)
+            self._arrived.pop(job_id, None)
+
+    def take_or_wait(self, job_id: str, waiter: Waiter) -> Optional[dict]:
+        """The result if it is here (then it is no longer kept), else None and waiter is
+        registered. Raises if the consumer failed for good."""
+        with self._lock:
+            if job_id in self._arrived:
+                self._watched.discard(job_id)
+                return self._arrived.pop(job_id)
+            if self._failure:
+                raise self._failure
+            self._watched.add(job_id)
+            self._waiters.setdefault(job_id, []).append(waiter)
+            return None
+
+    def unwait(self, job_id: str, waiter: Waiter) -> None:
+        """Stop waiting; the id stays watched, so a result arriving later is kept for it."""
+        with self._lock:
+            ws = self._waiters.get(job_id, [])
+            if waiter in ws:
+                ws.remove(waiter)
+            if not ws:
+                self._waiters.pop(job_id, None)
+
+    def put_back(self, job_id: str, result: dict) -> None:
+        """A waiter that gave up just as its result came returns it here."""
+        with self._lock:
+            self._watched.add(job_id)
+            self._arrived[job_id] = result
+
+    def _deliver(self, job_id: str, result: dict) -> None:
+        with self._lock:
+            if job_id not in self._watched:
+                return
+            ws = self._waiters.pop(job_id, None)
+            if not ws:
+                self._arrived[job_id] = result
+                return
+            self._watched.discard(job_id)
+        for w in ws:
+            w(result)
+
+    def _fail_all(self, exc: Exception) -> None:
+        with self._lock:
+            self._failure = self._failure or exc
+            waiters, self._waiters = self._waiters, {}
+        for ws in waiters.values():
+            for w in ws:
+                w(exc)
+
+    def _consume_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                # poll returns with the first record; consume(n, t) would wait t for n of them
+                first = self.consumer.poll(0.1)
+                msgs = [first, *self.consumer.consume(499, 0)] if first is not None else []
+            except RuntimeError:  # closed under us
+                return
+            except Exception as e:  # noqa: BLE001 - every waiter hears of it, none hangs
+                self._fail_all(CodeqError(f"codeq: results consumer stopped: {e!r}"))
+                raise
+            for m in msgs:
+                err = m.error()
+                if err is not None:
+                    if err.fatal():
+                        self._fail_all(CodeqError(f"codeq: results consumer: {err.str()}"))
+                        return
+                    log.warning("codeq_client: results consumer: %s", err.str())
+                    continue
+                self._record(m)
+
+    def _record(self, m) -> None:
+        key = m.key()
+        job_id = key.decode("utf-8", "replace") if key else None
+        with self._lock:
+            wanted = job_id in self._watched
+        if not wanted:  # another client's result (shared topic): not even parsed
+            return
+        try:
+            d = json.loads(m.value())
+        except (TypeError, ValueError) as e:
+            log.warning("codeq_client: %s[%d]@%d: not a result: %s", m.topic(), m.partition(), m.offset(), e)
+            return
+        if isinstance(d, dict) and d.get("id") == job_id:
+            self._deliver(job_id, d)
+
+    # -- end -----------------------------------------------------------------------------
+    def close(self, timeout: float = 10.0) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout)
+        left = self.producer.flush(timeout)
+        self.consumer.close()
+        self._fail_all(CodeqError("codeq: client closed"))
+        if left:
+            log.warning("codeq_client: %d jobs were not delivered before close", left)
+        if self.owns_reply_topic:
+            admin = AdminClient(self._base)
+            try:
+                admin.delete_topics([self.reply_topic])[self.reply_topic].result(timeout=timeout)
+            except KafkaException as e:
+                log.warning("codeq_client: delete reply topic %s: %s", self.reply_topic, e)

@@ -1,0 +1,90 @@
+"""Building a job message (schemas/job.schema.json) from Python values.
+
+What can be checked here is checked here, with a ValueError before anything is sent: a job
+the worker finds unusable is answered `invalid` on the shared results topic, which a client
+reading only its own reply topic never sees (see the package README)."""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import uuid
+from typing import Any, Mapping, Optional, Union
+
+LIMITS = frozenset({"wall_ms", "cpu_ms", "memory_mb", "pids", "output_bytes", "file_mb",
+                    "open_files", "tmpfs_mb", "artifact_files", "artifact_bytes", "io_read_bps",
+                    "io_write_bps", "io_read_iops", "io_write_iops"})
+MAX_FILES = 64
+MAX_METADATA = 16384
+
+Files = Union[Mapping[str, Union[str, bytes]], list]
+Deadline = Union[None, str, dt.datetime, dt.timedelta, float, int]
+
+
+def new_id() -> str:
+    return "cq-" + uuid.uuid4().hex
+
+
+def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes] = None,
+          files: Optional[Files] = None, limits: Optional[Mapping[str, int]] = None,
+          metadata: Any = None, deadline: Deadline = None,
+          reply_to: Optional[str] = None) -> dict:
+    if not isinstance(code, str):
+        raise TypeError("code must be a str")
+    job: dict = {"id": job_id or new_id(), "code": code}
+    if any(ord(c) < 32 or ord(c) == 127 for c in job["id"]) or len(job["id"]) > 256:
+        raise ValueError(f"job id {job['id']!r}: at most 256 characters, no control characters")
+    if stdin is not None:
+        job["stdin"] = stdin.decode() if isinstance(stdin, bytes) else stdin
+    if files:
+        job["files"] = _files(files)
+    if limits:
+        job["limits"] = _limits(limits)
+    if metadata is not None:
+        if len(json.dumps(metadata, separators=(",", ":"))) > MAX_METADATA:
+            raise ValueError(f"metadata is larger than {MAX_METADATA} bytes once encoded")
+        job["metadata"] = metadata
+    if deadline is not None:
+        job["deadline"] = _deadline(deadline)
+    if reply_to:
+        job["reply_to"] = reply_to
+    return job
+
+
+def _files(files: Files) -> list:
+    items = files.items() if isinstance(files, Mapping) else files
+    out = []
+    for path, content in items:
+        parts = path.split("/")
+        if path.startswith("/") or any(p in ("", ".", "..") for p in parts) or path == "main.py":
+            raise ValueError(f"file {path!r}: a relative path without '.', '..' or empty parts, not main.py")
+        if isinstance(content, bytes):
+            out.append({"path": path, "content_base64": base64.b64encode(content).decode()})
+        else:
+            out.append({"path": path, "content": content})
+    if len(out) > MAX_FILES:
+        raise ValueError(f"{len(out)} files: at most {MAX_FILES}")
+    return out
+
+
+def _limits(limits: Mapping[str, int]) -> dict:
+    for k, v in limits.items():
+        if k not in LIMITS:
+            raise ValueError(f"unknown limit {k!r} (known: {', '.join(sorted(LIMITS))})")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"limit {k} must be a positive integer, not {v!r}")
+    return dict(limits)
+
+
+def _deadline(d: Deadline) -> str:
+    """A UTC time: a datetime (naive means UTC), a timedelta or seconds from now, or the string."""
+    if isinstance(d, str):
+        return d
+    now = dt.datetime.now(dt.timezone.utc)
+    if isinstance(d, dt.timedelta):
+        d = now + d
+    elif isinstance(d, (int, float)):
+        d = now + dt.timedelta(seconds=d)
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=dt.timezone.utc)
+    return d.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -1,0 +1,222 @@
+"""The Python client (clients/python, codeq_client) against the real broker and a real worker
+(issue 15). One worker (--policy data, so jobs may open files in /work), then:
+
+  sync       Client.run round trip (stdin, usage), a failing program returned as a Result
+             (status error, not raised), raise_for_status -> JobFailed
+  files      input files in (text and bytes), artifacts out as bytes
+  rejected   JobRejected carrying the validator's findings; invalid: JobInvalid naming the limit;
+             a deadline passed: JobExpired; a misspelt jobs topic: CodeqError at start
+  timeout    a job sleeping 3 s, waited 0.5 s: JobTimeout; the result is still had later
+             (sync and async)
+  async      AsyncClient round trip, then 100 jobs in flight at once: all answered, each with
+             its own output, by one consumer
+  shared     two clients on the shared results topic at once, each gets its own results
+  reply      reply_topic=True: a topic of the client's own, created, answered on, nothing on
+             the results topic, deleted on close; a named reply topic, created when missing
+  agent      examples/agent_loop.py against this worker: fails once, succeeds on the retry
+Every result the client returns is also checked against schemas/result.schema.json."""
+import asyncio
+import datetime
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import uuid
+
+HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from codeq_test import RESULT, SRC, Failures, schema_errors  # noqa: E402
+import kafka_admin as ka  # noqa: E402
+import kafka_test as kt  # noqa: E402
+
+sys.path.insert(0, str(SRC / "clients" / "python"))
+from codeq_client import (AsyncClient, Client, CodeqError, JobExpired, JobFailed,  # noqa: E402
+                          JobInvalid, JobRejected, JobTimeout)
+
+NAME = "client_python"
+F = Failures()
+kt.require_broker(NAME)
+T0 = time.monotonic()
+timings = {}
+
+
+def step(name, t0):
+    timings[name] = time.monotonic() - t0
+    print(f"{NAME}: {name}: {timings[name]:.2f} s", flush=True)
+
+
+def valid(r):
+    e = schema_errors(RESULT, r.raw)
+    F.check(not e, f"{r.id}: result not schema-valid: {e}")
+
+
+def raises(exc, fn, *a, **kw):
+    try:
+        fn(*a, **kw)
+    except exc as e:
+        return e
+    except Exception as e:  # noqa: BLE001 - reported as a failed check
+        F.check(False, f"{fn.__name__}: want {exc.__name__}, got {type(e).__name__}: {e}")
+        return None
+    F.check(False, f"{fn.__name__}: want {exc.__name__}, nothing raised")
+    return None
+
+
+def topic_exists(t):
+    p = subprocess.run(["kcat", "-b", kt.BROKERS, "-L"], capture_output=True, text=True, timeout=30)
+    return f'topic "{t}" with' in p.stdout
+
+
+def read_ids(t):
+    """Ids of the committed records on topic t (kcat, read_committed)."""
+    p = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", t, "-e", "-o", "beginning", "-q",
+                        "-f", "%k\n", "-X", "isolation.level=read_committed"],
+                       capture_output=True, text=True, timeout=60)
+    return [line for line in p.stdout.splitlines() if line.strip()]
+
+
+s = kt.Setup(NAME, 2)
+TOPICS = {"jobs_topic": s.topics["jobs"], "results_topic": s.topics["results"]}
+named_reply = f"codeq.reply.{NAME}-{uuid.uuid4().hex[:8]}"
+s.start("w1", "--slots", "3", "--policy", "data")
+try:
+    t0 = time.monotonic()
+    with Client(kt.BROKERS, **TOPICS) as c:
+        # -- sync round trip; a failing program is a Result, not an exception
+        r = c.run("print(input()[::-1])", stdin="olleh", metadata={"n": 1})
+        valid(r)
+        F.check(r.ok and r.stdout == "hello\n" and r.exit_code == 0 and r.usage is not None
+                and r.metadata == {"n": 1} and r.worker == "w1", f"sync: {r}")
+        r = c.run("data = {}\nprint(data['b'])")
+        valid(r)
+        F.check(r.status == "error" and r.exit_code == 1 and "KeyError" in r.stderr
+                and "KeyError" in r.error_text(), f"error: {r}")
+        e = raises(JobFailed, r.raise_for_status)
+        F.check(e is not None and e.result is r, "raise_for_status did not carry the result")
+        step("sync", t0)
+
+        # -- a client-side timeout: the job outlives the wait, its result comes later
+        t0 = time.monotonic()
+        slow = c.submit("import time\ntime.sleep(3)\nprint('late')")
+        e = raises(JobTimeout, c.result, slow, 0.5)
+        F.check(e is not None and e.job_id == slow and isinstance(e, TimeoutError), f"timeout: {e!r}")
+        F.check(time.monotonic() - t0 < 2.5, f"result(timeout=0.5) took {time.monotonic() - t0:.1f} s")
+
+        # -- files in, artifacts out (while the slow job runs)
+        t1 = time.monotonic()
+        r = c.run("import json\n"
+                  "text = open('in/words.txt').read()\n"
+                  "blob = open('blob.bin', 'rb').read()\n"
+                  "open('out.txt', 'w').write(text.upper())\n"
+                  "open('out.bin', 'wb').write(blob[::-1] + bytes([0x80]))\n"
+                  "json.dump({'n': len(text.split())}, open('count.json', 'w'))\n",
+                  files={"in/words.txt": "alpha beta gamma", "blob.bin": b"\x00\xff\xfe"})
+        valid(r)
+        F.check(r.ok and r.artifacts == {"out.txt": b"ALPHA BETA GAMMA", "out.bin": b"\xfe\xff\x00\x80",
+                                         "count.json": b'{"n": 3}'} and not r.artifacts_truncated,
+                f"files: {r.status} {r.message} {r.stderr[-300:]} artifacts {r.artifacts}")
+        step("files", t1)
+
+        # -- rejected (findings on the exception) and invalid
+        t1 = time.monotonic()
+        e = raises(JobRejected, c.run, "import subprocess\nsubprocess.run(['id'])")
+        F.check(e is not None and e.status == "rejected" and e.findings
+                and any(f.rule == "import-denied" and f.line == 1 for f in e.findings)
+                and "import-denied" in str(e), f"rejected: {e!r} {getattr(e, 'findings', None)}")
+        if e is not None:
+            valid(e.result)
+        e = raises(JobInvalid, c.run, "print(1)", limits={"wall_ms": 10 ** 7})
+        F.check(e is not None and "wall_ms" in e.result.message and e.result.usage is None,
+                f"invalid: {e!r}")
+        F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_sec": 1}) is not None,
+                "an unknown limit was not refused before sending")
+        e = raises(JobExpired, c.run, "print(1)", deadline=datetime.datetime(2020, 1, 1))
+        F.check(e is not None and e.result.usage is None, f"expired: {e!r}")
+        step("rejected+invalid", t1)
+
+        r = c.result(slow, 30)
+        valid(r)
+        F.check(r.ok and r.stdout == "late\n", f"the timed-out job's later result: {r}")
+        step("client timeout, result later", t0)
+
+    # -- a misspelt jobs topic fails at once (the client never creates it)
+    e = raises(CodeqError, Client, kt.BROKERS, jobs_topic=s.topics["jobs"] + "-typo",
+               results_topic=s.topics["results"], start_timeout=5)
+    F.check(e is not None and "Unknown topic" in str(e) and not topic_exists(s.topics["jobs"] + "-typo"),
+            f"misspelt jobs topic: {e!r}")
+
+    # -- async: round trip, 100 in flight, a timeout; two clients on the shared topic
+    async def async_part():
+        t0 = time.monotonic()
+        async with AsyncClient(kt.BROKERS, **TOPICS) as a, AsyncClient(kt.BROKERS, **TOPICS) as b:
+            r = await a.run("print(sum(range(10)))")
+            valid(r)
+            F.check(r.ok and r.stdout == "45\n", f"async: {r}")
+            step("async round trip", t0)
+
+            t1 = time.monotonic()
+            slow = await a.submit("import time\ntime.sleep(2)\nprint('async late')")
+            try:
+                await a.result(slow, 0.3)
+                F.check(False, "async: no JobTimeout")
+            except JobTimeout:
+                pass
+            rs = await asyncio.gather(*(a.run(f"print({i} * {i})") for i in range(100)),
+                                      *(b.run(f"print('b', {i})") for i in range(20)))
+            took = time.monotonic() - t1
+            bad = [(i, x.status, x.stdout) for i, x in enumerate(rs[:100]) if not x.ok or x.stdout != f"{i * i}\n"]
+            F.check(not bad and len(rs) == 120, f"100 concurrent: {len(bad)} wrong, first {bad[:3]}")
+            bad_b = [x.stdout for i, x in enumerate(rs[100:]) if x.stdout != f"b {i}\n"]
+            F.check(not bad_b, f"second client on the shared topic: {bad_b[:3]}")
+            F.check(len({x.id for x in rs}) == 120, "duplicate ids among 120 results")
+            for x in rs[:5]:
+                valid(x)
+            print(f"{NAME}: 100 jobs in flight on one AsyncClient (+20 on a second): {took:.2f} s",
+                  flush=True)
+            r = await a.result(slow, 30)
+            F.check(r.ok and r.stdout == "async late\n", f"async timed-out job later: {r}")
+            step("async 100 concurrent + timeout", t1)
+
+    asyncio.run(async_part())
+
+    # -- reply topics: the client's own (created, deleted on close) and a named one
+    t0 = time.monotonic()
+    with Client(kt.BROKERS, reply_topic=True, **TOPICS) as c:
+        own = c.reply_topic
+        F.check(own.startswith("codeq.reply.") and topic_exists(own), f"reply topic {own} not created")
+        r = c.run("print('via reply')")
+        F.check(r.ok and r.stdout == "via reply\n", f"reply: {r}")
+        on_reply = read_ids(own)
+        F.check(on_reply == [r.id], f"on {own}: {on_reply}")
+        jid = r.id
+    F.check(jid not in {x["id"] for x in s.read("results")}, "the reply job's result is on the results topic")
+    gone_by = time.monotonic() + 15
+    while time.monotonic() < gone_by and topic_exists(own):
+        time.sleep(0.3)
+    F.check(not topic_exists(own), f"{own} still there after close")
+    with Client(kt.BROKERS, reply_topic=named_reply, **TOPICS) as c:
+        r = c.run("print('named')")
+        F.check(r.ok and r.stdout == "named\n", f"named reply: {r}")
+    F.check(topic_exists(named_reply), f"{named_reply} (named) deleted on close")
+    step("reply topics", t0)
+
+    # -- the agent loop example, against this worker
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, str(SRC / "examples" / "agent_loop.py"), "-b", kt.BROKERS,
+                        "--jobs-topic", s.topics["jobs"], "--results-topic", s.topics["results"],
+                        "--timeout", "30"], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=""))
+    F.check(p.returncode == 0 and "attempt 1: error" in p.stdout and "TypeError" in p.stdout
+            and "attempt 2: ok" in p.stdout and "3.875" in p.stdout,
+            f"agent_loop exit {p.returncode}:\n{p.stdout}\n{p.stderr[-800:]}")
+    step("agent loop", t0)
+    F.check(s.stop("w1") == 0, "the worker did not stop cleanly")
+finally:
+    s.kill_all()
+    try:
+        ka.delete_topics(kt.BROKERS, [named_reply])
+    except Exception as e:  # noqa: BLE001 - a leftover topic is reported, not fatal
+        print(f"{NAME}: delete {named_reply}: {e}", flush=True)
+print(f"{NAME}: total {time.monotonic() - T0:.1f} s", flush=True)
+F.finish(NAME)
