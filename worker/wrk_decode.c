@@ -100,6 +100,30 @@ static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char
     return sbx_limits_check(out, &c->max, why, whylen);
 }
 
+/* Checked early and set only once allowed: an invalid job is answered on its reply_to too, so
+ * a client reading only its own topic hears about every job it sent. */
+static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *why,
+                           size_t whylen)
+{
+    if (!rt) return 0;
+    if (!json_is_string(rt) || !valid_topic(json_string_value(rt)))
+        return fail(why, whylen, "%s", "reply_to must be a Kafka topic name");
+    const char *to = json_string_value(rt);
+    const wrk_kafka_opts *k = &c->kafka;
+    if (!strcmp(to, k->jobs_topic) || !strcmp(to, k->audit_topic) || !strcmp(to, k->dlq_topic))
+        return fail(why, whylen, "reply_to may not name codeq's own topic '%s'", to);
+    /* Whoever can write a job must not make the worker, with its credentials, write into
+     * another service's topic: only the results topic and the operator's prefix. */
+    const char *pre = c->reply_prefix ? c->reply_prefix : "";
+    if (strcmp(to, k->results_topic) && strncmp(to, pre, strlen(pre))) {
+        snprintf(why, whylen, "reply_to '%s' is not allowed: this worker answers on %s or on "
+                 "topics starting with '%s' (--reply-topic-prefix)", to, k->results_topic, pre);
+        return -1;
+    }
+    job->reply_to = to;
+    return 0;
+}
+
 static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *why,
                          size_t whylen)
 {
@@ -120,6 +144,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             return fail(why, whylen, "metadata is larger than %s bytes once encoded", "16384");
         job->metadata = md;
     }
+    if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0) return -1;
     json_t *code = json_object_get(root, "code");
     if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
     job->code = json_string_value(code);
@@ -135,26 +160,6 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
         job->stdin_len = json_string_length(in);
         if (job->stdin_len > JOB_MAX_STDIN)
             return fail(why, whylen, "stdin is larger than %s bytes", "1048576");
-    }
-    json_t *rt = json_object_get(root, "reply_to");
-    if (rt) {
-        if (!json_is_string(rt) || !valid_topic(json_string_value(rt)))
-            return fail(why, whylen, "%s", "reply_to must be a Kafka topic name");
-        job->reply_to = json_string_value(rt);
-        const wrk_kafka_opts *k = &c->kafka;
-        if (!strcmp(job->reply_to, k->jobs_topic) || !strcmp(job->reply_to, k->audit_topic) ||
-            !strcmp(job->reply_to, k->dlq_topic))
-            return fail(why, whylen, "reply_to may not name codeq's own topic '%s'",
-                        job->reply_to);
-        /* Whoever can write a job must not make the worker, with its credentials, write into
-         * another service's topic: only the results topic and the operator's prefix. */
-        const char *pre = c->reply_prefix ? c->reply_prefix : "";
-        if (strcmp(job->reply_to, k->results_topic) && strncmp(job->reply_to, pre, strlen(pre))) {
-            snprintf(why, whylen, "reply_to '%s' is not allowed: this worker answers on %s or on "
-                     "topics starting with '%s' (--reply-topic-prefix)", job->reply_to,
-                     k->results_topic, pre);
-            return -1;
-        }
     }
     json_t *dl = json_object_get(root, "deadline");
     if (dl && (!json_is_string(dl) || (job->deadline_ms = wrk_parse_iso_ms(json_string_value(dl))) < 0))

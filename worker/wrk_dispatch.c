@@ -133,6 +133,7 @@ static bool decode(wrk_task *t, const char *buf, size_t len)
     }
     t->r = wrk_result_new(t->job.id, "invalid", t->c->worker_id, received, t->job.metadata);
     json_object_set_new(t->r, "message", json_string(t->why));
+    if (t->job.reply_to) t->out.reply_to = strdup(t->job.reply_to);
     if (t->job.code_sha256[0])
         json_object_set_new(t->r, "code_sha256", json_string(t->job.code_sha256));
     audit_add(t, "received", NULL);

@@ -187,8 +187,11 @@ try:
         F.check(own.startswith("codeq.reply.") and topic_exists(own), f"reply topic {own} not created")
         r = c.run("print('via reply')")
         F.check(r.ok and r.stdout == "via reply\n", f"reply: {r}")
+        # an invalid job is answered on the reply topic too, or this client would never hear of it
+        e = raises(JobInvalid, c.run, "print(1)", limits={"wall_ms": 10 ** 7}, timeout=20)
+        F.check(e is not None and "wall_ms" in e.result.message, f"invalid via reply topic: {e!r}")
         on_reply = read_ids(own)
-        F.check(on_reply == [r.id], f"on {own}: {on_reply}")
+        F.check(on_reply == [r.id] + ([e.result.id] if e else []), f"on {own}: {on_reply}")
         jid = r.id
     F.check(jid not in {x["id"] for x in s.read("results")}, "the reply job's result is on the results topic")
     gone_by = time.monotonic() + 15
