@@ -50,6 +50,9 @@ static const char worker_help[] =
     "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
     "                            (30000)\n"
     "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
+    "      --host-fault-ms N     when the sandbox cannot run even a trivial job here (a full\n"
+    "                            work root, cgroups gone), jobs wait and none is answered for\n"
+    "                            it; after N ms of that the worker stops, exit 4 (120000)\n"
     "      --log-format F        json (default): one JSON object per line on stderr (time,\n"
     "                            level, event, message, job_id, topic, partition, offset);\n"
     "                            text: one line for people\n"
@@ -67,7 +70,7 @@ static const char worker_help[] =
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
-       OPT_MAX_ABORTS, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
+       OPT_MAX_ABORTS, OPT_HOST_FAULT, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
 
 /* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
 typedef struct {
@@ -110,12 +113,12 @@ static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
 /* The effective configuration, each setting with where it came from; secrets masked. */
 static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
 {
-    char n[8][16];
-    const int num[8] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
+    char n[9][16];
+    const int num[9] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
                         c->grace_ms, c->sandbox.zygote_start_ms ? (int)c->sandbox.zygote_start_ms
                                                                 : 10000,
-                        c->health_stall_ms, c->health_max_aborts};
-    for (int i = 0; i < 8; i++) snprintf(n[i], sizeof n[i], "%d", num[i]);
+                        c->health_stall_ms, c->health_max_aborts, c->host_fault_ms};
+    for (int i = 0; i < 9; i++) snprintf(n[i], sizeof n[i], "%d", num[i]);
     const struct { const char *name; char opt; const char *v; } rows[] = {
         {"brokers", 'b', c->kafka.brokers}, {"jobs-topic", 0, c->kafka.jobs_topic},
         {"results-topic", 0, c->kafka.results_topic}, {"audit-topic", 0, c->kafka.audit_topic},
@@ -136,6 +139,7 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
         {"reply-topic-prefix", 0, c->reply_prefix},
         {"http", 0, c->http_addr ? c->http_addr : "(off)"},
         {"health-stall-ms", 0, n[6]}, {"health-max-aborts", 0, n[7]},
+        {"host-fault-ms", 0, n[8]},
         {"log-format", 0, s->log_format}, {"log-level", 0, s->log_level ? s->log_level : "info"},
     };
     printf("# codeq worker: effective configuration (flags > CODEQ_* environment > --config "
@@ -168,6 +172,7 @@ static int number(int opt, const char *arg, wrk_config *c)
         {OPT_GRACE, "grace-ms", offsetof(wrk_config, grace_ms)},
         {OPT_STALL, "health-stall-ms", offsetof(wrk_config, health_stall_ms)},
         {OPT_MAX_ABORTS, "health-max-aborts", offsetof(wrk_config, health_max_aborts)},
+        {OPT_HOST_FAULT, "host-fault-ms", offsetof(wrk_config, host_fault_ms)},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         unsigned v;
@@ -250,6 +255,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"health-stall-ms", required_argument, NULL, OPT_STALL},
         {"health-max-aborts", required_argument, NULL, OPT_MAX_ABORTS},
+        {"host-fault-ms", required_argument, NULL, OPT_HOST_FAULT},
         {"config", required_argument, NULL, OPT_CONFIG},
         {"print-config", no_argument, NULL, OPT_PRINT_CONFIG},
         {"help", no_argument, NULL, 'h'},

@@ -55,6 +55,7 @@ typedef struct {
     const char *http_addr;      /* --http ADDR:PORT: /metrics, /healthz, /readyz; NULL: off */
     int health_stall_ms;        /* /healthz fails when the loop has not turned for this long */
     int health_max_aborts;      /* ... or when this many transactions aborted in a row */
+    int host_fault_ms;          /* a host that cannot run a trivial job this long: stop, exit 4 */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
@@ -117,6 +118,11 @@ void wrk_task_kill(wrk_task *t, const char *why);
 wrk_outcome *wrk_task_finish(wrk_task *t);
 /* True when the record has no usable id and belongs on the dead-letter topic. */
 bool wrk_task_dead_letter(const wrk_task *t, const char **why);
+/* Once done: collects the sandbox's report and says whether the sandbox itself failed
+ * (internal_error), whether the job's code never ran, and why. */
+bool wrk_task_sandbox_failed(wrk_task *t, bool *unstarted, const char **why);
+/* The job's id once decoded, else NULL. */
+const char *wrk_task_job_id(const wrk_task *t);
 /* A record the consumer could not hand over (e.g. a batch that fails to decompress): a
  * dead-lettered task with the error as its reason, so its partition moves on. */
 wrk_task *wrk_task_dead(const wrk_config *c, const char *why, const char *buf, size_t len,

@@ -375,8 +375,9 @@ static void shut_down(wrk_worker *w)
 static int run(wrk_worker *w)
 {
     uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0, next_watch = 0;
-    while (!stop_requested && !w->fatal) {
+    while (!stop_requested && !w->fatal && !w->gave_up) {
         wrk_metrics_turn(w);
+        wrk_fault_tick(w);
         heartbeat(w, &next_beat);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
         intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);
@@ -390,7 +391,7 @@ static int run(wrk_worker *w)
     }
     if (!w->fatal) shut_down(w);
     if (w->fatal) kill_all(w, w->why);
-    return w->fatal ? 3 : 0;
+    return w->fatal ? 3 : w->gave_up ? 4 : 0;
 }
 
 /* librdkafka 2.0.2 asserts in the cooperative-sticky assignor when a consumer that never got

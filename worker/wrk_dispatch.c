@@ -28,6 +28,9 @@ struct wrk_task {
     val_code code_obj;  /* the program compiled from the parse validate() checked; may be empty */
     uint64_t token;     /* names the job in delivery reports (wrk_task_token) */
     bool unpublishable; /* its records could not be produced: answered internal_error */
+    bool sbx_internal;  /* the sandbox failed (internal_error) ... */
+    bool sbx_unstarted; /* ... before the job's code ran */
+    char sbx_why[256];
 };
 
 static uint64_t wrk_task_tokens;
@@ -216,6 +219,9 @@ static void collect(wrk_task *t)
     sbx_result s;
     sbx_finish(t->proc, &s);
     t->proc = NULL;
+    t->sbx_internal = s.status == SBX_INTERNAL;
+    t->sbx_unstarted = t->sbx_internal && s.unstarted;
+    snprintf(t->sbx_why, sizeof t->sbx_why, "%s", s.message);
     wrk_result_set_run(t->r, &s, &t->job.limits);
     audit_add(t, "finished",
               json_pack("{s:s, s:O, s:O, s:O, s:b}", "status", sbx_status_name(s.status),
@@ -223,6 +229,19 @@ static void collect(wrk_task *t)
                         json_object_get(t->r, "signal"), "usage",
                         json_object_get(t->r, "usage"), "code_obj", s.code_obj_used));
     sbx_result_free(&s);
+}
+
+bool wrk_task_sandbox_failed(wrk_task *t, bool *unstarted, const char **why)
+{
+    if (t->proc) collect(t);
+    *unstarted = t->sbx_unstarted;
+    *why = t->sbx_why;
+    return t->sbx_internal;
+}
+
+const char *wrk_task_job_id(const wrk_task *t)
+{
+    return t->job.id;
 }
 
 wrk_outcome *wrk_task_finish(wrk_task *t)

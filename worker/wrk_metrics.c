@@ -52,7 +52,8 @@ static struct {
     uint64_t dead_letters, truncated, commits, aborts, jobs_committed;
     uint64_t seen_commits, seen_aborts, abort_streak;
     int running, slots, partitions;
-    bool assigned_once, leaving, fatal;
+    bool assigned_once, leaving, fatal, host_fault;
+    char host_why[256];
     lag_entry lag[LAG_MAX];
     size_t nlag;
     uint64_t next_lag_ms;
@@ -209,6 +210,8 @@ void wrk_metrics_turn(const wrk_worker *w)
     m.assigned_once = w->assigned_once;
     m.leaving = w->leaving;
     m.fatal = w->fatal;
+    m.host_fault = w->fault.active;
+    if (m.host_fault) snprintf(m.host_why, sizeof m.host_why, "%s", w->fault.why);
     if (now >= m.next_lag_ms) {
         m.next_lag_ms = now + LAG_EVERY_MS;
         refresh_lag(w);
@@ -274,6 +277,8 @@ void wrk_metrics_write(FILE *f)
     put_histo(f, &m.overhead);
     put_histo(f, &m.wait);
     put_scalar(f, "codeq_jobs_running", "gauge", "Jobs running in a sandbox now.", m.running);
+    put_scalar(f, "codeq_host_fault", "gauge",
+               "1 while the sandbox cannot run a trivial job here: no job starts.", m.host_fault);
     put_scalar(f, "codeq_slots_free", "gauge", "Slots free for another job.",
                m.slots > m.running ? m.slots - m.running : 0);
     put_scalar(f, "codeq_partitions_assigned", "gauge", "Jobs partitions assigned to this worker.",
@@ -323,6 +328,9 @@ bool wrk_metrics_healthy(char *why, size_t whylen)
     else if (now - turn > (uint64_t)m.stall_ms)
         snprintf(why, whylen, "main loop has not turned for %llu ms (limit %d)",
                  (unsigned long long)(now - turn), m.stall_ms);
+    else if (m.host_fault)
+        snprintf(why, whylen, "the sandbox cannot run a trivial job here, no job starts: %s",
+                 m.host_why);
     else if (m.abort_streak >= (uint64_t)m.max_aborts)
         snprintf(why, whylen, "%llu transactions aborted in a row (limit %d)",
                  (unsigned long long)m.abort_streak, m.max_aborts);
@@ -340,6 +348,7 @@ bool wrk_metrics_ready(char *why, size_t whylen)
     if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting");
     else if (m.fatal) snprintf(why, whylen, "fatal Kafka error: cannot produce");
     else if (m.leaving) snprintf(why, whylen, "leaving the group");
+    else if (m.host_fault) snprintf(why, whylen, "the sandbox cannot run jobs here: %s", m.host_why);
     else if (!m.assigned_once) snprintf(why, whylen, "waiting for the group's first assignment");
     else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partitions", m.partitions) > 0;
     else ok = snprintf(why, whylen, "ok: idle in the group (no partitions)") > 0;

@@ -56,6 +56,7 @@ typedef struct {
     bool suspect;             /* a previous start is on record and did not finish */
     bool claim_sent;          /* CLAIMED: the claim is in the transaction in flight */
     bool claim_ok;            /* CLAIMED: the claim is committed; the job may start */
+    int reruns;               /* runs again after the sandbox failed before the job began */
     rd_kafka_message_t *msg;  /* owned while not committed */
     struct wrk_task *task;    /* RUNNING / DONE */
 } wrk_entry;

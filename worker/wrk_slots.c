@@ -102,6 +102,7 @@ static bool fill_one(wrk_worker *w, wrk_part *p)
 
 void wrk_slots_fill(wrk_worker *w)
 {
+    if (wrk_fault_holding(w)) return;
     start_claimed(w);
     int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
     bool progress = true;
@@ -119,6 +120,7 @@ void wrk_slots_fill(wrk_worker *w)
 static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
 {
     const char *why;
+    if (wrk_fault_rerun(w, e)) return;
     wrk_outcome *o = wrk_task_finish(e->task);
     wrk_log_ctx ctx = {json_string_value(json_object_get(o->result, "id")), p->topic,
                        p->partition, e->offset};

@@ -14,6 +14,15 @@
 
 typedef struct wrk_committer wrk_committer;
 
+/* wrk_fault.c: the host cannot run a trivial job; nothing starts until it can. */
+typedef struct {
+    bool active;
+    uint64_t since, next_probe;   /* monotonic ms */
+    unsigned backoff_ms;
+    unsigned long requeued;       /* jobs put back to wait because the sandbox failed */
+    char why[256];                /* the self-check's last failure */
+} wrk_fault;
+
 typedef struct {
     const wrk_config *c;
     wrk_committer *cm;      /* the commit thread and its batch */
@@ -30,6 +39,8 @@ typedef struct {
     bool fatal;
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
     bool leaving;           /* the loop is over: partitions assigned now are not taken */
+    wrk_fault fault;
+    bool gave_up;           /* the host stayed at fault for host_fault_ms: exit 4 */
     char why[512];
     unsigned long jobs_done, commits, aborts;
     int beat_fd;            /* --heartbeat-file, or -1 */
@@ -67,6 +78,14 @@ bool wrk_commit_busy(const wrk_worker *w);
 /* From then on a transactional call that keeps failing retriably gives up (fatal): stopping
  * must not wait for a broker that is away. */
 void wrk_commit_give_up_at(wrk_worker *w, uint64_t when);
+
+/* wrk_fault.c: called by wrk_slots.c for a finished job: true when the job was put back to
+ * PENDING because the sandbox, not the job, failed (see the file's comment). */
+bool wrk_fault_rerun(wrk_worker *w, wrk_entry *e);
+/* True while no job may start. */
+bool wrk_fault_holding(const wrk_worker *w);
+/* Once per turn: retries the self-check when due; recovers, or sets gave_up. */
+void wrk_fault_tick(wrk_worker *w);
 
 /* wrk_rebalance.c */
 void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,

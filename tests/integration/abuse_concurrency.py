@@ -18,7 +18,6 @@ import os
 import pathlib
 import re
 import secrets
-import socket
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import abuse_host as host  # noqa: E402
 from abuse import POLICY, PROLOGUE, Run, pid_namespace_in_place  # noqa: E402
-from codeq_test import BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures, schema_errors  # noqa: E402
+from codeq_test import BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures, free_port, schema_errors  # noqa: E402
 
 JOBS = 20
 # Scaled where processes run slower (CODEQ_TEST_TIME_SCALE, the emulated cgroup v2 guest), within
@@ -41,12 +40,6 @@ PROGRAM = PROLOGUE + (SRC / "tests" / "abuse" / "_concurrent.py").read_text()
 F = Failures()
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def one(i, suite, port, td):

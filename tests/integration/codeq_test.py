@@ -5,8 +5,11 @@ Run with Debian's /usr/bin/python3 (ctest does)."""
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 
 import jsonschema
 
@@ -80,3 +83,19 @@ def run(args, **kw):
     if args and args[0] == "run":
         args = ["run", *ISOLATION_ARGS, *args[1:]]
     return subprocess.run([BIN, *args], capture_output=True, text=True, **kw)
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 free a moment ago (for a worker's --http or a second broker)."""
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+def http_get(url):
+    """(status, body) of a GET; errors with a status are answers too."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()

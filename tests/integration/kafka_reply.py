@@ -21,14 +21,13 @@ Bounded to about 2 minutes."""
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import SRC, Failures, run  # noqa: E402
+from codeq_test import SRC, Failures, free_port, run  # noqa: E402
 import kafka_admin as ka  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
@@ -78,10 +77,6 @@ def check_refused(res, jid, topic, reason):
             f"{jid}: want internal_error naming {topic} and '{reason}': {r.get('status')} {msg!r}")
 
 
-def free_port():
-    with socket.socket() as so:
-        so.bind(("127.0.0.1", 0))
-        return so.getsockname()[1]
 
 
 s = kt.Setup(NAME, 1)

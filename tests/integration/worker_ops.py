@@ -11,15 +11,13 @@ import json
 import os
 import pathlib
 import re
-import socket
 import sys
 import time
 import urllib.error
-import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import kafka_test as kt  # noqa: E402
-from codeq_test import Failures  # noqa: E402
+from codeq_test import Failures, free_port, http_get  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 NAME = "worker_ops"
@@ -27,19 +25,8 @@ F = Failures()
 kt.require_broker(NAME)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def get(url):
-    """(status, body) of a GET; errors with a status are answers too."""
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def wait_for(what, cond, timeout):
@@ -57,7 +44,7 @@ def wait_for(what, cond, timeout):
 
 def scrape(base):
     """{sample name: {frozenset(labels): value}} from /metrics, through the real parser."""
-    status, text = get(base + "/metrics")
+    status, text = http_get(base + "/metrics")
     F.check(status == 200, f"/metrics answered {status}")
     samples = {}
     for fam in text_string_to_metric_families(text):
@@ -142,9 +129,9 @@ stall = st.logdir / "stall"
 os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
 try:
     w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
-    wait_for("/readyz 200", lambda: get(base + "/readyz")[0] == 200, 60)
-    F.check(get(base + "/healthz")[0] == 200, "/healthz healthy once running")
-    F.check(get(base + "/nope")[0] == 404, "unknown path answers 404")
+    wait_for("/readyz 200", lambda: http_get(base + "/readyz")[0] == 200, 60)
+    F.check(http_get(base + "/healthz")[0] == 200, "/healthz healthy once running")
+    F.check(http_get(base + "/nope")[0] == 404, "unknown path answers 404")
     before = scrape(base)
     F.check(value(before, "codeq_rebalances_total", kind="assign") >= 1,
             "an assignment was counted")
@@ -187,12 +174,12 @@ try:
                 f"{name} buckets are cumulative")
 
     stall.touch()
-    wait_for("/healthz 503 while the loop is stalled", lambda: get(base + "/healthz")[0] == 503,
+    wait_for("/healthz 503 while the loop is stalled", lambda: http_get(base + "/healthz")[0] == 503,
              30)
-    code, body = get(base + "/healthz")
+    code, body = http_get(base + "/healthz")
     F.check("has not turned" in body, f"/healthz says why: {body.strip()}")
     stall.unlink()
-    wait_for("/healthz 200 after the stall", lambda: get(base + "/healthz")[0] == 200, 30)
+    wait_for("/healthz 200 after the stall", lambda: http_get(base + "/healthz")[0] == 200, 30)
 
     F.check(st.stop("w1") == 0, "worker stops cleanly on SIGTERM")
     check_json_log(st.logdir / "w1.log")
