@@ -99,20 +99,29 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
         return NULL;
     }
     rd_kafka_poll_set_consumer(k);
-    rd_kafka_topic_partition_list_t *t = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(t, w->c->kafka.jobs_topic, RD_KAFKA_PARTITION_UA);
-    rd_kafka_resp_err_t e = rd_kafka_subscribe(k, t);
-    rd_kafka_topic_partition_list_destroy(t);
-    if (e) {
-        snprintf(err, errlen, "codeq: worker: subscribe %s: %s", w->c->kafka.jobs_topic,
-                 rd_kafka_err2str(e));
+    w->k = k;
+    /* Test hook: a member that never joins, as one that silently dropped out (wrk_idle.c). */
+    if (!getenv("CODEQ_TEST_NO_SUBSCRIBE") && wrk_subscribe(w, err, errlen) < 0) {
         rd_kafka_destroy(k);
+        w->k = NULL;
         return NULL;
     }
     return k;
 fail:
     rd_kafka_conf_destroy(conf);
     return NULL;
+}
+
+int wrk_subscribe(wrk_worker *w, char *err, size_t errlen)
+{
+    rd_kafka_topic_partition_list_t *t = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(t, w->c->kafka.jobs_topic, RD_KAFKA_PARTITION_UA);
+    rd_kafka_resp_err_t e = rd_kafka_subscribe(w->k, t);
+    rd_kafka_topic_partition_list_destroy(t);
+    if (e)
+        snprintf(err, errlen, "codeq: worker: subscribe %s: %s", w->c->kafka.jobs_topic,
+                 rd_kafka_err2str(e));
+    return e ? -1 : 0;
 }
 
 /* A partition full of unfinished entries: go back to m and pause until it drains. */
@@ -388,6 +397,7 @@ static int run(wrk_worker *w)
         backpressure(w, false);
         report(w, &next_report);
         watchdog(w, &next_watch);
+        wrk_idle_watch(w);
     }
     if (!w->fatal) shut_down(w);
     if (w->fatal) kill_all(w, w->why);

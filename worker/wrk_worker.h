@@ -14,6 +14,16 @@
 
 typedef struct wrk_committer wrk_committer;
 
+/* wrk_idle.c: a member without partitions, watching whether its group makes progress. */
+typedef struct {
+    uint64_t since;           /* without partitions since (monotonic ms); 0: has some */
+    uint64_t next_check, moved_at, rejoin_after;
+    unsigned backoff_ms;
+    int64_t committed;        /* sum of the group's committed offsets at the last check */
+    bool have;
+    unsigned long rejoins;
+} wrk_idle;
+
 /* wrk_fault.c: the host cannot run a trivial job; nothing starts until it can. */
 typedef struct {
     bool active;
@@ -40,6 +50,7 @@ typedef struct {
     bool assigned_once;     /* a rebalance has assigned us something (even nothing) */
     bool leaving;           /* the loop is over: partitions assigned now are not taken */
     wrk_fault fault;
+    wrk_idle idle;
     bool gave_up;           /* the host stayed at fault for host_fault_ms: exit 4 */
     char why[512];
     unsigned long jobs_done, commits, aborts;
@@ -86,6 +97,11 @@ bool wrk_fault_rerun(wrk_worker *w, wrk_entry *e);
 bool wrk_fault_holding(const wrk_worker *w);
 /* Once per turn: retries the self-check when due; recovers, or sets gave_up. */
 void wrk_fault_tick(wrk_worker *w);
+
+/* wrk_idle.c: once per turn; rejoins the group when it is stuck without us (see the file). */
+void wrk_idle_watch(wrk_worker *w);
+/* wrk_consume.c: subscribes the consumer to the jobs topic. */
+int wrk_subscribe(wrk_worker *w, char *err, size_t errlen);
 
 /* wrk_rebalance.c */
 void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,
