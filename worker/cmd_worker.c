@@ -50,6 +50,9 @@ static const char worker_help[] =
     "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
     "                            (30000)\n"
     "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
+    "      --audit-code M        what the audit trail keeps of a job's code: hash (default:\n"
+    "                            code_sha256 only) or full (the received event also holds\n"
+    "                            the code text, when it fits one record)\n"
     "      --log-format F        json (default): one JSON object per line on stderr (time,\n"
     "                            level, event, message, job_id, topic, partition, offset);\n"
     "                            text: one line for people\n"
@@ -67,7 +70,7 @@ static const char worker_help[] =
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
-       OPT_MAX_ABORTS, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
+       OPT_MAX_ABORTS, OPT_AUDIT_CODE, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
 
 /* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
 typedef struct {
@@ -136,6 +139,7 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
         {"reply-topic-prefix", 0, c->reply_prefix},
         {"http", 0, c->http_addr ? c->http_addr : "(off)"},
         {"health-stall-ms", 0, n[6]}, {"health-max-aborts", 0, n[7]},
+        {"audit-code", 0, c->audit_code_full ? "full" : "hash"},
         {"log-format", 0, s->log_format}, {"log-level", 0, s->log_level ? s->log_level : "info"},
     };
     printf("# codeq worker: effective configuration (flags > CODEQ_* environment > --config "
@@ -246,6 +250,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
         {"http", required_argument, NULL, OPT_HTTP},
+        {"audit-code", required_argument, NULL, OPT_AUDIT_CODE},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"health-stall-ms", required_argument, NULL, OPT_STALL},
@@ -282,6 +287,13 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
         case OPT_HTTP: c.http_addr = optarg; break;
+        case OPT_AUDIT_CODE:
+            if (strcmp(optarg, "full") && strcmp(optarg, "hash")) {
+                fprintf(stderr, "codeq: worker: --audit-code %s: expected full or hash\n", optarg);
+                goto bad;
+            }
+            c.audit_code_full = !strcmp(optarg, "full");
+            break;
         case OPT_LOG_FORMAT: s.log_format = optarg; break;
         case OPT_LOG_LEVEL: s.log_level = optarg; break;
         case OPT_CONFIG: break; /* read by cli_args_build */

@@ -55,6 +55,7 @@ typedef struct {
     const char *http_addr;      /* --http ADDR:PORT: /metrics, /healthz, /readyz; NULL: off */
     int health_stall_ms;        /* /healthz fails when the loop has not turned for this long */
     int health_max_aborts;      /* ... or when this many transactions aborted in a row */
+    bool audit_code_full;       /* --audit-code full: the received event keeps the code text */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
@@ -143,5 +144,6 @@ int cmd_submit(int argc, char **argv);
 int cmd_broker(int argc, char **argv);
 int cmd_topics(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 
 #endif
