@@ -152,7 +152,9 @@ static int partitions(rd_kafka_t *k, const wrk_kafka_opts *o, char *err, size_t 
 }
 
 /* Assigns every partition at its start (the beginning, or the first offset at --since) and
- * records its end offset now. */
+ * records its end offset now. A read_committed handle's watermark is the last stable offset:
+ * a transaction still open then lies wholly beyond the ends (so it is not read in part, which
+ * would show as a gap), one committed before lies wholly before them. */
 static int assign_all(rd_kafka_t *k, const char *topic, int np, int64_t since, int64_t *end,
                       char *err, size_t errlen)
 {
