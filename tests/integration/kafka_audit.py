@@ -12,6 +12,8 @@ same --instance-id, and then:
             dropped, one reordered (two events of one chain swapped in one partition), one
             replayed (appended again to its partition): the copy passes; each tampered copy
             fails (exit 1) with a line naming TOPIC/PARTITION@OFFSET and the seq that breaks
+  kills     two workers, one SIGKILLed twice and restarted: every chain verifies, each of the
+            killed worker's new epochs names the one before
   errors    a missing topic and an unreachable broker: exit 3 with a message naming them
 Bounded to about 2 minutes."""
 import json
@@ -174,6 +176,42 @@ try:
     F.check(p.returncode == 1 and f"{t}/{big}@{n}: " in p.stdout and f"seq {sq}: replayed" in p.stdout
             and f"already read at {t}/{big}@{i}" in p.stdout,
             f"replay at {big}@{n} of seq {sq} named: {p.stdout[-600:]}")
+
+    # kills: two workers on a trail of their own, one SIGKILLed twice mid-run and started
+    # again under its instance id (its open transactions aborted, the other worker's open
+    # while it resumes); every chain still verifies, and each new epoch names the one before
+    k = kt.Setup(NAME + "-kill", 4)
+    try:
+        kjobs = [{"id": f"k{i}", "code": "import time\ntime.sleep(0.05)\nprint(1)"} for i in range(600)]
+        for wid in ("k1", "k2"):
+            k.start(wid, "--log-format", "text", "--slots", "2")
+        k.produce_jobs(kjobs)
+        t0 = time.monotonic()
+        kills = done = 0
+        while time.monotonic() - t0 < 120:
+            done = len({r["id"] for r in k.read("results")})
+            if done >= len(kjobs):
+                break
+            # killed once its current epoch has committed events, so that each epoch shows
+            k1 = {}
+            for e in k.read("audit"):
+                if e["chain"]["writer"].endswith("-k1"):
+                    k1[e["chain"]["epoch"]] = k1.get(e["chain"]["epoch"], 0) + 1
+            if kills < 2 and len(k1) == kills + 1 and k1[max(k1)] >= 6:
+                k.kill9("k1")
+                k.start("k1", "--log-format", "text", "--slots", "2")
+                kills += 1
+            time.sleep(0.3)
+        F.check(kills == 2 and done >= len(kjobs), f"kills: {kills} kills, {done} of {len(kjobs)} results")
+        F.check(all(c == 0 for c in k.stop_all().values()), "kills: workers stopped cleanly")
+        p = audit(k.topics["audit"], "--verify")
+        print(f"{NAME}: kills: {p.stdout.strip().splitlines()[-1:]}", flush=True)
+        F.check(p.returncode == 0 and "intact" in p.stdout, f"kills: trail verifies: {p.stdout[-600:]}")
+        firsts = [e["chain"] for e in k.read("audit") if e["chain"]["seq"] == 0 and "-k1" in e["chain"]["writer"]]
+        F.check(len(firsts) == 3 and sum(c["prev_epoch"] is not None for c in firsts) == 2,
+                f"kills: k1 has 3 epochs, the last two naming their predecessor: {firsts}")
+    finally:
+        k.kill_all()
 
     # errors
     p = audit(f"{NAME}-missing-{uuid.uuid4().hex[:8]}")
