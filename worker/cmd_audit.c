@@ -53,12 +53,12 @@ static void put_clean(const char *s, size_t max)
     if (s && *s) fputs("...", stdout);
 }
 
-static void put_fact(json_t *ev, const char *name, const char *label)
+static void put_fact(json_t *ev, const char *name, const char *label, size_t max)
 {
     json_t *v = json_object_get(ev, name);
     if (!v || json_is_null(v)) return;
     printf(" %s=", label);
-    if (json_is_string(v)) put_clean(json_string_value(v), 120);
+    if (json_is_string(v)) put_clean(json_string_value(v), max);
     else if (json_is_integer(v)) printf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
     else if (json_is_array(v)) printf("%zu", json_array_size(v));
     else if (json_is_boolean(v)) fputs(json_is_true(v) ? "true" : "false", stdout);
@@ -72,13 +72,13 @@ static void print_line(json_t *ev)
         if (i) putchar(' ');
         put_clean(s ? s : "-", 200);
     }
-    put_fact(ev, "status", "status");
-    put_fact(ev, "exit_code", "exit");
-    put_fact(ev, "signal", "signal");
-    put_fact(ev, "isolation", "isolation");
-    put_fact(ev, "findings", "findings");
-    put_fact(ev, "code_sha256", "code");
-    put_fact(ev, "reason", "reason");
+    put_fact(ev, "status", "status", 40);
+    put_fact(ev, "exit_code", "exit", 0);
+    put_fact(ev, "signal", "signal", 20);
+    put_fact(ev, "isolation", "isolation", 20);
+    put_fact(ev, "findings", "findings", 0);
+    put_fact(ev, "code_sha256", "code", 12); /* enough to tell codes apart by eye */
+    put_fact(ev, "reason", "reason", 120);
     json_t *c = json_object_get(ev, "chain");
     if (c) {
         printf(" seq=%" JSON_INTEGER_FORMAT "@", json_integer_value(json_object_get(c, "seq")));
@@ -189,7 +189,7 @@ static void one_event(reading *r, const rd_kafka_message_t *m)
 {
     const char *topic = rd_kafka_topic_name(m->rkt);
     json_error_t je;
-    json_t *ev = json_loadb(m->payload, m->len, 0, &je);
+    json_t *ev = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, &je);
     if (!json_is_object(ev)) {
         printf("%s/%d@%" PRId64 ": not a JSON object: %s\n", topic, (int)m->partition,
                (int64_t)m->offset, je.text);

@@ -105,33 +105,74 @@ wrk_chain *wrk_chain_worker(void)
     return worker_chain_on ? &worker_chain : NULL;
 }
 
-/* The newest event of writer seen so far: later epoch (they start with their UTC start time),
- * then higher seq. */
+/* The writer's epochs seen in the tail: each one's newest event, and whether a later epoch
+ * names it as its predecessor. The newest epoch is the one no other names; start times
+ * (which begin an epoch id) decide only when links are out of sight, so a clock set back
+ * between two starts does not mislead it while the later epoch's seq 0 is in the tail. */
+#define EPOCHS_MAX 64
 typedef struct {
     char epoch[64];
     int64_t seq;
     char hash[65];
+    bool named;
+} seen_epoch;
+
+typedef struct {
+    seen_epoch e[EPOCHS_MAX];
+    int n;
+    const char *epoch; /* the result */
+    int64_t seq;
+    const char *hash;
 } newest;
+
+static seen_epoch *epoch_slot(newest *n, const char *epoch)
+{
+    for (int i = 0; i < n->n; i++)
+        if (!strcmp(n->e[i].epoch, epoch)) return &n->e[i];
+    int i = 0;
+    if (n->n < EPOCHS_MAX) i = n->n++;
+    else /* more epochs than that in the tail: the oldest by start time makes room */
+        for (int j = 1; j < EPOCHS_MAX; j++)
+            if (strcmp(n->e[j].epoch, n->e[i].epoch) < 0) i = j;
+    n->e[i] = (seen_epoch){.seq = -1};
+    snprintf(n->e[i].epoch, sizeof n->e[i].epoch, "%s", epoch);
+    return &n->e[i];
+}
 
 static void consider(newest *n, const char *writer, const rd_kafka_message_t *m)
 {
     /* Most records are other writers': a byte search spares parsing them. */
     if (!m->payload || !memmem(m->payload, m->len, writer, strlen(writer))) return;
-    json_t *ev = json_loadb(m->payload, m->len, 0, NULL);
+    json_t *ev = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, NULL);
     json_t *c = json_object_get(ev, "chain");
     const char *w = json_string_value(json_object_get(c, "writer"));
     const char *ep = json_string_value(json_object_get(c, "epoch"));
     const char *h = json_string_value(json_object_get(c, "hash"));
+    const char *pe = json_string_value(json_object_get(c, "prev_epoch"));
     json_t *sq = json_object_get(c, "seq");
     if (w && ep && h && json_is_integer(sq) && !strcmp(w, writer) && strlen(h) == 64) {
-        int cmp = strcmp(ep, n->epoch);
-        if (cmp > 0 || (cmp == 0 && json_integer_value(sq) > n->seq)) {
-            snprintf(n->epoch, sizeof n->epoch, "%s", ep);
-            n->seq = json_integer_value(sq);
-            memcpy(n->hash, h, 65);
+        seen_epoch *e = epoch_slot(n, ep);
+        if (json_integer_value(sq) > e->seq) {
+            e->seq = json_integer_value(sq);
+            memcpy(e->hash, h, 65);
         }
+        if (pe) epoch_slot(n, pe)->named = true;
     }
     json_decref(ev);
+}
+
+static void pick_newest(newest *n)
+{
+    const seen_epoch *best = NULL;
+    for (int pass = 0; pass < 2 && !best; pass++) /* unnamed ones first */
+        for (int i = 0; i < n->n; i++) {
+            const seen_epoch *e = &n->e[i];
+            if (e->seq < 0 || (pass == 0 && e->named)) continue;
+            if (!best || strcmp(e->epoch, best->epoch) > 0) best = e;
+        }
+    n->epoch = best ? best->epoch : NULL;
+    n->seq = best ? best->seq : -1;
+    n->hash = best ? best->hash : NULL;
 }
 
 #define RESUME_MS 20000
@@ -251,17 +292,17 @@ static int read_tail(const wrk_config *c, const char *writer, newest *n, char *e
 
 int wrk_chain_resume(const wrk_config *c, const char *writer, char *err, size_t errlen)
 {
-    newest n = {.seq = -1};
+    static newest n; /* large; the worker resumes once */
     char epoch[64];
     int rc = read_tail(c, writer, &n, err, errlen);
     if (rc < 0) return -1;
+    pick_newest(&n);
     if (rc > 0) wrk_logx(WRK_LOG_WARN, "audit_chain_resume", NULL, "%s; linking to the newest "
                          "event seen", err);
     wrk_chain_new_epoch(epoch);
-    wrk_chain_init(&worker_chain, writer, epoch, n.epoch[0] ? n.epoch : NULL,
-                   n.epoch[0] ? n.hash : NULL);
+    wrk_chain_init(&worker_chain, writer, epoch, n.epoch, n.hash);
     worker_chain_on = true;
-    if (n.epoch[0])
+    if (n.epoch)
         wrk_logx(WRK_LOG_INFO, "audit_chain", NULL,
                  "worker: audit chain %s epoch %s follows epoch %s at seq %" PRId64, writer,
                  epoch, n.epoch, n.seq);

@@ -1,6 +1,8 @@
 """The audit trail proves itself (issue 15): on the real broker a worker runs jobs (ok, one
 rejected, one invalid, one without an id, dead-lettered), is stopped and started again under the
 same --instance-id, and then:
+(one job's result is refused at delivery by its reply topic, so a transaction aborts and its
+audit events are numbered again in the next one)
 
   clean     `codeq audit --verify` passes: two chains (one per epoch), every seq from 0, the
             second epoch's first event names the first epoch's last hash (prev, prev_epoch)
@@ -15,7 +17,7 @@ same --instance-id, and then:
   kills     two workers, one SIGKILLed twice and restarted: every chain verifies, each of the
             killed worker's new epochs names the one before
   errors    a missing topic and an unreachable broker: exit 3 with a message naming them
-Bounded to about 2 minutes."""
+Bounded to about 5 minutes (about 45 s when nothing is wrong)."""
 import json
 import pathlib
 import subprocess
@@ -58,9 +60,21 @@ def one_run(jobs, expect, extra=()):
 
 
 try:
+    # a reply topic that refuses the result at delivery (too large for it): the transaction
+    # carrying it aborts, its audit events' numbers are given again in the next one
+    reply_t = f"codeq.reply.{NAME}-{uuid.uuid4().hex[:8]}"
+    q = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "max.message.bytes=2000",
+             "--jobs-topic", reply_t, "--results-topic", reply_t + "-r", "--audit-topic", reply_t + "-a",
+             "--dlq-topic", reply_t + "-d"], timeout=90)
+    F.check(q.returncode == 0, f"codeq topics {reply_t}: {q.stderr}")
     jobs = [{"id": f"a{i}", "code": f"print({i})"} for i in range(6)]
-    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5}]
+    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5},
+             {"id": "big", "code": "print('x' * 5000)", "reply_to": reply_t}]
     one_run(jobs, len(jobs))
+    log = (s.logdir / "w1.log").read_text()
+    F.check("refused it" in log and "aborting" in log,
+            "the big result was refused at delivery and its transaction aborted")
+    t_mid = int(time.time() * 1000)
     # a record without an id: dead-lettered, its audit event in the chain too
     subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", s.topics["jobs"]], input="not json\n",
                    text=True, timeout=30, check=True)
@@ -77,7 +91,7 @@ try:
     p = audit(topic, "--json")
     evs = [json.loads(line) for line in p.stdout.splitlines()]
     committed = s.read("audit")
-    F.check(p.returncode == 0 and len(evs) == len(committed) and len(evs) >= 3 * 9 + 2,
+    F.check(p.returncode == 0 and len(evs) == len(committed) and len(evs) >= 3 * 10 + 2,
             f"--json prints every committed event: {len(evs)} of {len(committed)}")
     bad = [(e.get("job_id"), schema_errors(AUDIT, e)) for e in evs if schema_errors(AUDIT, e)]
     F.check(not bad, f"every event valid against audit.schema.json: {bad[:2]}")
@@ -107,6 +121,13 @@ try:
     F.check(p.returncode == 0 and len(lines) == 2 and all(" rej " in x for x in lines) and
             " rejected " in lines[-1] and "status=rejected" in lines[-1] and " seq=" in lines[-1],
             f"--job rej: its two events, readable: {lines}")
+    p = audit(topic, "--since", str(t_mid), "--json")
+    late = [json.loads(x) for x in p.stdout.splitlines()]
+    F.check(p.returncode == 0 and len(late) == 10 and {e["job_id"] for e in late} == {"b0", "b1", "b2", None},
+            f"--since: the second run's events only: {[e.get('job_id') for e in late]}")
+    p = audit(topic, "--since", str(t_mid), "--verify")
+    F.check(p.returncode == 0 and "10 events in 1 chains: intact" in p.stdout,
+            f"--since --verify: a chain read from its start: {p.stdout[-300:]}")
     p = audit(topic, "--job", "a1", "--json")
     F.check([json.loads(x)["event"] for x in p.stdout.splitlines()] == ["received", "started", "finished"],
             f"--job a1 --json: {p.stdout[:300]}")
@@ -182,27 +203,42 @@ try:
     # while it resumes); every chain still verifies, and each new epoch names the one before
     k = kt.Setup(NAME + "-kill", 4)
     try:
-        kjobs = [{"id": f"k{i}", "code": "import time\ntime.sleep(0.05)\nprint(1)"} for i in range(600)]
+        code = "import time\ntime.sleep(0.05)\nprint(1)"
+        produced = 0
+
+        def more(n):
+            global produced
+            k.produce_jobs([{"id": f"k{i}", "code": code} for i in range(produced, produced + n)])
+            produced += n
+
         for wid in ("k1", "k2"):
             k.start(wid, "--log-format", "text", "--slots", "2")
-        k.produce_jobs(kjobs)
+        more(200)
         t0 = time.monotonic()
         kills = done = 0
-        while time.monotonic() - t0 < 120:
+        k1 = {}
+        # jobs keep coming until k1 was killed twice, each time once its epoch had committed
+        # events, and its third epoch has committed some too
+        while time.monotonic() - t0 < 150:
             done = len({r["id"] for r in k.read("results")})
-            if done >= len(kjobs):
-                break
-            # killed once its current epoch has committed events, so that each epoch shows
             k1 = {}
             for e in k.read("audit"):
                 if e["chain"]["writer"].endswith("-k1"):
                     k1[e["chain"]["epoch"]] = k1.get(e["chain"]["epoch"], 0) + 1
-            if kills < 2 and len(k1) == kills + 1 and k1[max(k1)] >= 6:
+            if len(k1) == kills + 1 and k1[max(k1)] >= 6:
+                if kills == 2:
+                    break
                 k.kill9("k1")
                 k.start("k1", "--log-format", "text", "--slots", "2")
                 kills += 1
+            if produced - done < 100:
+                more(100)
             time.sleep(0.3)
-        F.check(kills == 2 and done >= len(kjobs), f"kills: {kills} kills, {done} of {len(kjobs)} results")
+        while time.monotonic() - t0 < 210 and done < produced:
+            time.sleep(0.5)
+            done = len({r["id"] for r in k.read("results")})
+        F.check(kills == 2 and len(k1) == 3 and done == produced,
+                f"kills: {kills} kills, k1 epochs {k1}, {done} of {produced} results")
         F.check(all(c == 0 for c in k.stop_all().values()), "kills: workers stopped cleanly")
         p = audit(k.topics["audit"], "--verify")
         print(f"{NAME}: kills: {p.stdout.strip().splitlines()[-1:]}", flush=True)
