@@ -13,7 +13,8 @@ audit events are numbered again in the next one)
             into fresh topics, once unchanged and once each with one event altered, one
             dropped, one reordered (two events of one chain swapped in one partition), one
             replayed (appended again to its partition): the copy passes; each tampered copy
-            fails (exit 1) with a line naming TOPIC/PARTITION@OFFSET and the seq that breaks
+            fails (exit 1) with a line naming TOPIC/PARTITION@OFFSET and the seq that breaks;
+            --follow --verify stops on the gap too
   kills     two workers, one SIGKILLed twice and restarted: every chain verifies, each of the
             killed worker's new epochs names the one before
   errors    a missing topic and an unreachable broker: exit 3 with a message naming them
@@ -183,6 +184,14 @@ try:
     t, p = copy("dropped", drop)
     F.check(p.returncode == 1 and f"dropped: seq {sq}..{sq} missing" in p.stdout,
             f"dropped seq {sq} named: {p.stdout[-600:]}")
+
+    # --follow --verify stops at the first break, once it is up to date
+    try:
+        q = run(["audit", "-b", kt.BROKERS, "--audit-topic", t, "--follow", "--verify"], timeout=30)
+        F.check(q.returncode == 1 and f"dropped: seq {sq}..{sq} missing" in q.stdout,
+                f"--follow --verify names the gap: {q.returncode} {q.stdout[-300:]}")
+    except subprocess.TimeoutExpired:
+        F.check(False, "--follow --verify did not stop at the gap within 30 s")
 
     def reorder(r):
         r[big][i], r[big][i + 1] = r[big][i + 1], r[big][i]
