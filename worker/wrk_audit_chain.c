@@ -295,11 +295,19 @@ int wrk_chain_resume(const wrk_config *c, const char *writer, char *err, size_t 
     static newest n; /* large; the worker resumes once */
     char epoch[64];
     int rc = read_tail(c, writer, &n, err, errlen);
-    if (rc < 0) return -1;
-    pick_newest(&n);
-    if (rc > 0) wrk_logx(WRK_LOG_WARN, "audit_chain_resume", NULL, "%s; linking to the newest "
-                         "event seen", err);
     wrk_chain_new_epoch(epoch);
+    /* The chain goes on either way. A worker that may not read the audit topic (ACL), or did
+     * not read its tail in time, names no predecessor rather than one that may not be the
+     * last: prev_epoch null says "unknown", a wrong link would read as a cut. */
+    if (rc != 0) {
+        wrk_logx(WRK_LOG_WARN, "audit_chain_resume", NULL,
+                 "%s; audit chain %s epoch %s names no predecessor", err, writer, epoch);
+        err[0] = '\0';
+        wrk_chain_init(&worker_chain, writer, epoch, NULL, NULL);
+        worker_chain_on = true;
+        return 0;
+    }
+    pick_newest(&n);
     wrk_chain_init(&worker_chain, writer, epoch, n.epoch, n.hash);
     worker_chain_on = true;
     if (n.epoch)

@@ -56,8 +56,9 @@ int wrk_chain_hash(const json_t *ev, char hex[65]);
 wrk_chain *wrk_chain_worker(void);
 /* At worker start, after init_transactions fenced any predecessor: reads the last
  * WRK_CHAIN_LOOKBACK records of each audit partition (read_committed) for this writer's newest
- * event, so the new epoch names it. Not finding one is no error (first start, or older than the
- * look-back); only a bad configuration is. */
+ * event, so the new epoch names it. Not finding one (first start, older than the look-back) or
+ * not being able to read (ACL, time out: logged) starts an epoch that names no predecessor;
+ * it never stops the worker. Returns 0. */
 #define WRK_CHAIN_LOOKBACK 5000
 int wrk_chain_resume(const wrk_config *c, const char *writer, char *err, size_t errlen);
 
