@@ -255,7 +255,7 @@ static int read_all(rd_kafka_t *k, int np, int64_t *end, reading *r, char *err, 
         }
         rd_kafka_message_destroy(m);
         if (rc < 0 || (r->o->follow && r->problems)) break;
-        if (!r->o->follow || !r->o->verify) fflush(stdout);
+        if (r->o->follow) fflush(stdout); /* a reader of a pipe sees each event as it comes */
     }
     free(at_eof);
     return rc;
@@ -263,7 +263,7 @@ static int read_all(rd_kafka_t *k, int np, int64_t *end, reading *r, char *err, 
 
 static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
 {
-    char err[512];
+    char err[512] = "";
     int64_t since = -1;
     if (o->since && (since = parse_since(o->since)) < 0) {
         fprintf(stderr, "codeq: audit: --since %s: expected 2026-12-01T21:00:00Z or Unix ms\n",
@@ -282,7 +282,7 @@ static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
     if (np > 0 && end && assign_all(k, ko->audit_topic, np, since, end, err, sizeof err) == 0 &&
         read_all(k, np, end, &r, err, sizeof err) == 0)
         rc = 0;
-    if (rc) fprintf(stderr, "%s\n", np > 0 ? err : err[0] ? err : "codeq: audit: out of memory");
+    if (rc) fprintf(stderr, "%s\n", err[0] ? err : "codeq: audit: out of memory");
     if (rc == 0 && r.v) {
         /* --follow ran these checks whenever it was up to date; what it read since, or up to
          * a break found on the way, is not all there is: no gap is judged on it */

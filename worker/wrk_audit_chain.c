@@ -299,18 +299,14 @@ int wrk_chain_resume(const wrk_config *c, const char *writer, char *err, size_t 
     /* The chain goes on either way. A worker that may not read the audit topic (ACL), or did
      * not read its tail in time, names no predecessor rather than one that may not be the
      * last: prev_epoch null says "unknown", a wrong link would read as a cut. */
+    if (rc == 0) pick_newest(&n); /* else n.epoch stays NULL */
+    wrk_chain_init(&worker_chain, writer, epoch, n.epoch, n.hash);
+    worker_chain_on = true;
     if (rc != 0) {
         wrk_logx(WRK_LOG_WARN, "audit_chain_resume", NULL,
                  "%s; audit chain %s epoch %s names no predecessor", err, writer, epoch);
         err[0] = '\0';
-        wrk_chain_init(&worker_chain, writer, epoch, NULL, NULL);
-        worker_chain_on = true;
-        return 0;
-    }
-    pick_newest(&n);
-    wrk_chain_init(&worker_chain, writer, epoch, n.epoch, n.hash);
-    worker_chain_on = true;
-    if (n.epoch)
+    } else if (n.epoch)
         wrk_logx(WRK_LOG_INFO, "audit_chain", NULL,
                  "worker: audit chain %s epoch %s follows epoch %s at seq %" PRId64, writer,
                  epoch, n.epoch, n.seq);
