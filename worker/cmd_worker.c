@@ -53,6 +53,9 @@ static const char worker_help[] =
     "      --host-fault-ms N     when the sandbox cannot run even a trivial job here (a full\n"
     "                            work root, cgroups gone), jobs wait and none is answered for\n"
     "                            it; after N ms of that the worker stops, exit 4 (120000)\n"
+    "      --audit-code M        what the audit trail keeps of a job's code: hash (default:\n"
+    "                            code_sha256 only) or full (the received event also holds\n"
+    "                            the code text, when it fits one record)\n"
     "      --log-format F        json (default): one JSON object per line on stderr (time,\n"
     "                            level, event, message, job_id, topic, partition, offset);\n"
     "                            text: one line for people\n"
@@ -70,7 +73,8 @@ static const char worker_help[] =
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
-       OPT_MAX_ABORTS, OPT_HOST_FAULT, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_PRINT_CONFIG };
+       OPT_MAX_ABORTS, OPT_HOST_FAULT, OPT_AUDIT_CODE, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG,
+       OPT_PRINT_CONFIG };
 
 /* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
 typedef struct {
@@ -140,6 +144,7 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
         {"http", 0, c->http_addr ? c->http_addr : "(off)"},
         {"health-stall-ms", 0, n[6]}, {"health-max-aborts", 0, n[7]},
         {"host-fault-ms", 0, n[8]},
+        {"audit-code", 0, c->audit_code_full ? "full" : "hash"},
         {"log-format", 0, s->log_format}, {"log-level", 0, s->log_level ? s->log_level : "info"},
     };
     printf("# codeq worker: effective configuration (flags > CODEQ_* environment > --config "
@@ -251,6 +256,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"heartbeat-file", required_argument, NULL, OPT_HEARTBEAT},
         {"reply-topic-prefix", required_argument, NULL, OPT_REPLY_PREFIX},
         {"http", required_argument, NULL, OPT_HTTP},
+        {"audit-code", required_argument, NULL, OPT_AUDIT_CODE},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"health-stall-ms", required_argument, NULL, OPT_STALL},
@@ -288,6 +294,13 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
         case OPT_HTTP: c.http_addr = optarg; break;
+        case OPT_AUDIT_CODE:
+            if (strcmp(optarg, "full") && strcmp(optarg, "hash")) {
+                fprintf(stderr, "codeq: worker: --audit-code %s: expected full or hash\n", optarg);
+                goto bad;
+            }
+            c.audit_code_full = !strcmp(optarg, "full");
+            break;
         case OPT_LOG_FORMAT: s.log_format = optarg; break;
         case OPT_LOG_LEVEL: s.log_level = optarg; break;
         case OPT_CONFIG: break; /* read by cli_args_build */

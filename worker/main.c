@@ -15,6 +15,7 @@ static const struct {
     {"validate", cmd_validate, "check programs against the validator policy"},
     {"broker", cmd_broker, "start an in-memory development broker (librdkafka mock cluster)"},
     {"topics", cmd_topics, "create codeq's topics on a broker"},
+    {"audit", cmd_audit, "print the audit trail and verify its hash chains"},
 };
 
 static int usage(FILE *f)

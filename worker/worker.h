@@ -56,6 +56,7 @@ typedef struct {
     int health_stall_ms;        /* /healthz fails when the loop has not turned for this long */
     int health_max_aborts;      /* ... or when this many transactions aborted in a row */
     int host_fault_ms;          /* a host that cannot run a trivial job this long: stop, exit 4 */
+    bool audit_code_full;       /* --audit-code full: the received event keeps the code text */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);
@@ -149,5 +150,6 @@ int cmd_submit(int argc, char **argv);
 int cmd_broker(int argc, char **argv);
 int cmd_topics(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "wrk_audit_chain.h"
 #include "wrk_worker.h"
 
 #define CALL_TIMEOUT_MS 5000   /* one blocking transactional call */
@@ -219,6 +220,10 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
 /* The whole transaction: true if committed. After an abort the batch goes again later. */
 static bool run_batch(wrk_committer *cm)
 {
+    /* The audit chain goes on from the last committed event: an aborted batch's numbers were
+     * never visible, and the batch is numbered again. */
+    wrk_chain *chain = wrk_chain_worker();
+    if (chain) wrk_chain_rewind(chain);
     rd_kafka_error_t *e = rd_kafka_begin_transaction(cm->p);
     if (e) {
         bool fatal = rd_kafka_error_is_fatal(e);
@@ -232,10 +237,21 @@ static bool run_batch(wrk_committer *cm)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
     if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
     if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
-    if (rc == 0) return true;
+    if (rc == 0) {
+        if (chain) wrk_chain_commit(chain);
+        return true;
+    }
     if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0 && !cm->broken)
         set_fatal(cm, "transaction", "could not be aborted");
     return false;
+}
+
+/* Stable per instance: a restarted instance fences its predecessor and aborts what it left
+ * open, instead of blocking its partitions until the transaction times out. It also names the
+ * worker's audit chain, which Kafka's fencing thus keeps to one line of epochs. */
+void wrk_commit_txid(const wrk_config *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "codeq-%s-%s", c->group, c->instance_id);
 }
 
 static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
@@ -243,9 +259,7 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
     char kerr[256], txid[512];
     rd_kafka_conf_t *conf = wrk_kafka_conf(&cm->c->kafka, err, errlen);
     if (!conf) return NULL;
-    /* Stable per instance: a restarted instance fences its predecessor and aborts what it
-     * left open, instead of blocking its partitions until the transaction times out. */
-    snprintf(txid, sizeof txid, "codeq-%s-%s", cm->c->group, cm->c->instance_id);
+    wrk_commit_txid(cm->c, txid, sizeof txid);
     const char *const kv[][2] = {
         {"transactional.id", txid},
         {"transaction.timeout.ms", "10000"},

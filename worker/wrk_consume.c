@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "wrk_metrics.h"
+#include "wrk_audit_chain.h"
 #include "wrk_worker.h"
 
 #define INTAKE_MAX 64
@@ -508,7 +509,12 @@ int wrk_worker_loop(const wrk_config *c)
                  c->heartbeat_path, strerror(errno));
         return 1;
     }
+    char txid[WRK_CHAIN_ID_MAX];
+    wrk_commit_txid(c, txid, sizeof txid);
+    /* The chain is resumed after init_transactions fenced a predecessor of this instance, so
+     * nothing of it can still commit behind the event found. */
     if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
+        wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, err, sizeof err) < 0) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);

@@ -35,6 +35,9 @@ struct wrk_task {
 
 static uint64_t wrk_task_tokens;
 
+/* What a received event holds besides its code text, with margin: source, chain, profile. */
+#define WRK_AUDIT_EVENT_ROOM 4096
+
 static void dead_letter(wrk_task *t, const char *buf, size_t len);
 
 static void audit_add(wrk_task *t, const char *event, json_t *extra)
@@ -119,6 +122,21 @@ static void start_sandbox(wrk_task *t)
     if (!t->proc) end_early(t, "internal_error", "finished", "codeq: sandbox: out of memory");
 }
 
+/* --audit-code full: the code text in the received event, unless with it the event would not
+ * fit one record (it would then hold back every commit); code_sha256 is there either way. */
+static json_t *audit_code(const wrk_task *t)
+{
+    if (!t->c->audit_code_full || !t->job.code) return NULL;
+    json_t *code = json_stringn(t->job.code, t->job.code_len);
+    char *enc = code ? json_dumps(code, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    size_t budget = t->c->result_max_bytes, room = WRK_AUDIT_EVENT_ROOM;
+    bool fits = enc && (!budget || (budget > room && strlen(enc) <= budget - room));
+    free(enc);
+    if (fits) return json_pack("{s:o}", "code", code);
+    json_decref(code);
+    return json_pack("{s:s}", "code_omitted", "too large for one audit record");
+}
+
 static bool decode(wrk_task *t, const char *buf, size_t len)
 {
     char received[32];
@@ -127,7 +145,7 @@ static bool decode(wrk_task *t, const char *buf, size_t len)
         t->r = wrk_result_new(t->job.id, "ok", t->c->worker_id, received, t->job.metadata);
         json_object_set_new(t->r, "code_sha256", json_string(t->job.code_sha256));
         if (t->job.reply_to) t->out.reply_to = strdup(t->job.reply_to);
-        audit_add(t, "received", NULL);
+        audit_add(t, "received", audit_code(t));
         return true;
     }
     if (!t->job.id) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wrk_audit_chain.h"
 #include "wrk_internal.h"
 
 void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
@@ -87,10 +88,19 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
 {
     size_t i;
     json_t *ev;
+    wrk_chain *chain = wrk_chain_worker();
     json_array_foreach(o->audit, i, ev) {
+        /* Numbered here, in the transaction, so the chain holds exactly what commits. */
+        if (chain && wrk_chain_stamp(chain, ev) < 0) {
+            snprintf(err, errlen, "codeq: publish: cannot chain an audit event (out of memory)");
+            return -1;
+        }
         const char *key = json_string_value(json_object_get(ev, "job_id"));
         int rc = produce_json(p, c->kafka.audit_topic, key, ev, d, opaque, err, errlen);
-        if (rc < 0) return rc;
+        if (rc < 0) {
+            if (chain) wrk_chain_unstamp(chain); /* a number never produced is no gap */
+            return rc;
+        }
     }
     return 0;
 }

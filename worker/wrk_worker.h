@@ -61,6 +61,8 @@ typedef struct {
 void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
 void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque);
 wrk_committer *wrk_committer_new(void);
+/* The transactional.id of this worker (codeq-GROUP-INSTANCE); it also names its audit chain. */
+void wrk_commit_txid(const wrk_config *c, char *buf, size_t n);
 /* Creates the transactional producer and initialises its transactions. */
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen);
 /* Starts the thread once the producer and consumer exist. */

@@ -7,7 +7,8 @@ usage: kafka_chaos.py kill|sigterm
   sigterm  the same jobs, but workers are stopped with SIGTERM (rolling restart) and must
            exit 0 each time.
 Afterwards a read_committed read of the results and audit topics must find every job exactly
-once: 0 lost, 0 duplicates, and exactly one received + one final audit event per job.
+once: 0 lost, 0 duplicates, and exactly one received + one final audit event per job; and
+`codeq audit --verify` finds every worker epoch's hash chain whole and linked to the one before.
 The test plays the orchestrator's part too: a worker that exits on its own is restarted.
 Workers run with --max-attempts 50: the test kills them far more often than any real crash
 rate, and an innocent job in flight at three kills would otherwise be answered as a poison
@@ -26,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import Failures  # noqa: E402
+from codeq_test import Failures, run  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "kill"
@@ -109,6 +110,10 @@ try:
         F.check(broker_restarts == 1, "the broker was not restarted")
     statuses = {r["status"] for r in results}
     F.check(statuses <= {"ok"}, f"unexpected statuses {statuses}")
+    # the audit trail's hash chains (one per worker epoch) hold across every kill and restart
+    p = run(["audit", "-b", kt.BROKERS, "--audit-topic", s.topics["audit"], "--verify"], timeout=300)
+    print(f"{NAME}: {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr[-300:]}", flush=True)
+    F.check(p.returncode == 0, f"codeq audit --verify: rc {p.returncode}: {p.stdout[-800:]} {p.stderr[-300:]}")
 finally:
     for p in follower:
         p.kill()

@@ -57,6 +57,14 @@ F.check(s.get("slots") == ("7", "command line"), f"flag over env and file: {s.ge
 F.check(s.get("commit-interval-ms") == ("250", "CODEQ_COMMIT_INTERVAL_MS"),
         f"dashes as underscores: {s.get('commit-interval-ms')}")
 F.check(s.get("group") == ("from-file", f"{conf} line 4"), "untouched file setting kept")
+# --audit-code: hash by default, full from the environment; anything else refused
+s = settings(worker("--print-config"))
+F.check(s.get("audit-code") == ("hash", "default"), f"audit-code default: {s.get('audit-code')}")
+s = settings(worker("--print-config", env={"CODEQ_AUDIT_CODE": "full"}))
+F.check(s.get("audit-code") == ("full", "CODEQ_AUDIT_CODE"), f"audit-code env: {s.get('audit-code')}")
+p = worker("--print-config", env={"CODEQ_AUDIT_CODE": "some"})
+F.check(p.returncode == 2 and "--audit-code some: expected full or hash" in p.stderr and
+        "CODEQ_AUDIT_CODE" in p.stderr, f"bad audit-code: {p.returncode} {p.stderr}")
 
 # librdkafka passthrough: file < env < flag, names with dots.
 s = settings(worker("--config", str(conf), "--print-config",

@@ -1,0 +1,342 @@
+/* codeq audit: read the audit trail (read_committed), print it, verify its hash chains
+ * (wrk_audit_chain.h). No consumer group: every partition is assigned from the beginning (or
+ * --since) and, without --follow, read up to the end offsets found at start. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "wrk_audit_chain.h"
+#include "wrk_internal.h"
+
+static const char audit_help[] =
+    "usage: codeq audit [OPTIONS]\n\n"
+    "Print the audit trail (isolation.level=read_committed) from the beginning, one line per\n"
+    "event: time, worker, job, event and its key facts. Without --follow, stop at the end\n"
+    "offsets found at start.\n\n"
+    CLI_KAFKA_HELP
+    "  -f, --follow              keep reading new events\n"
+    "  -j, --job ID              print only the events of job ID\n"
+    "  -s, --since TIME          start at TIME: 2026-12-01T21:00:00Z (UTC) or Unix ms\n"
+    "      --verify              check every hash chain instead of printing the events:\n"
+    "                            hashes, prev links, seq gaps (dropped), duplicates\n"
+    "                            (replayed), order within a partition (reordered), links\n"
+    "                            between a worker's epochs; each break is named as\n"
+    "                            TOPIC/PARTITION@OFFSET: writer W epoch E seq N: what\n"
+    "      --json                one JSON object per line (the events as stored)\n"
+    "  -h, --help                this help\n"
+    "Exit 0; 1 when --verify found a break; 2 on bad usage; 3 when the broker or the topic\n"
+    "cannot be read.\n";
+
+#define MD_TIMEOUT_MS 10000
+#define END_WAIT_MS 60000
+#define FOLLOW_CHECK_MS 1000 /* an open transaction holds read_committed back at most this long */
+
+typedef struct {
+    const char *job, *since;
+    bool follow, verify, json;
+} audit_opts;
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+/* Job-controlled text (a reason) goes to a terminal too: controls become '?'. */
+static void put_clean(const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; s && *s && n < max; s++, n++) putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+    if (s && *s) fputs("...", stdout);
+}
+
+static void put_fact(json_t *ev, const char *name, const char *label, size_t max)
+{
+    json_t *v = json_object_get(ev, name);
+    if (!v || json_is_null(v)) return;
+    printf(" %s=", label);
+    if (json_is_string(v)) put_clean(json_string_value(v), max);
+    else if (json_is_integer(v)) printf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_array(v)) printf("%zu", json_array_size(v));
+    else if (json_is_boolean(v)) fputs(json_is_true(v) ? "true" : "false", stdout);
+}
+
+static void print_line(json_t *ev)
+{
+    const char *f[] = {"time", "worker", "job_id", "event"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *s = json_string_value(json_object_get(ev, f[i]));
+        if (i) putchar(' ');
+        put_clean(s ? s : "-", 200);
+    }
+    put_fact(ev, "status", "status", 40);
+    put_fact(ev, "exit_code", "exit", 0);
+    put_fact(ev, "signal", "signal", 20);
+    put_fact(ev, "isolation", "isolation", 20);
+    put_fact(ev, "findings", "findings", 0);
+    put_fact(ev, "code_sha256", "code", 12); /* enough to tell codes apart by eye */
+    put_fact(ev, "reason", "reason", 120);
+    json_t *c = json_object_get(ev, "chain");
+    if (c) {
+        printf(" seq=%" JSON_INTEGER_FORMAT "@", json_integer_value(json_object_get(c, "seq")));
+        put_clean(json_string_value(json_object_get(c, "epoch")), 64);
+    }
+    putchar('\n');
+}
+
+/* "2026-12-01T21:00:00Z", with optional .mmm, or Unix ms; -1 if neither. */
+static int64_t parse_since(const char *s)
+{
+    char *end;
+    long long ms = strtoll(s, &end, 10);
+    if (*s && !*end && ms >= 0) return ms;
+    struct tm tm = {0};
+    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest) return -1;
+    long frac = 0;
+    if (*rest == '.') {
+        frac = strtol(rest + 1, &end, 10);
+        if (end - rest - 1 != 3) return -1;
+        rest = end;
+    }
+    if (strcmp(rest, "Z")) return -1;
+    return (int64_t)timegm(&tm) * 1000 + frac;
+}
+
+static rd_kafka_t *new_reader(const wrk_kafka_opts *o, char *err, size_t errlen)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
+    if (!conf) return NULL;
+    /* No group is joined (partitions are assigned), so nothing is ever committed. */
+    const char *const kv[][2] = {{"group.id", "codeq-audit-reader"},
+                                 {"enable.auto.commit", "false"},
+                                 {"isolation.level", "read_committed"},
+                                 {"enable.partition.eof", "true"},
+                                 {"auto.offset.reset", "earliest"}};
+    if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    rd_kafka_t *k = rd_kafka_new(RD_KAFKA_CONSUMER, conf, kerr, sizeof kerr);
+    if (!k) snprintf(err, errlen, "codeq: audit: consumer: %s", kerr);
+    return k;
+}
+
+/* The topic's partitions, or -1 with a message naming the broker or the topic. */
+static int partitions(rd_kafka_t *k, const wrk_kafka_opts *o, char *err, size_t errlen)
+{
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(k, o->audit_topic, NULL);
+    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 0, rkt, &md, MD_TIMEOUT_MS);
+    rd_kafka_topic_destroy(rkt);
+    if (e) {
+        snprintf(err, errlen, "codeq: audit: cannot reach the broker at %s: %s", o->brokers,
+                 rd_kafka_err2str(e));
+        return -1;
+    }
+    int n = -1;
+    if (md->topic_cnt != 1 || md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+        md->topics[0].partition_cnt == 0)
+        snprintf(err, errlen, "codeq: audit: topic %s does not exist on %s", o->audit_topic,
+                 o->brokers);
+    else if (md->topics[0].err)
+        snprintf(err, errlen, "codeq: audit: topic %s: %s", o->audit_topic,
+                 rd_kafka_err2str(md->topics[0].err));
+    else n = md->topics[0].partition_cnt;
+    rd_kafka_metadata_destroy(md);
+    return n;
+}
+
+/* Assigns every partition at its start (the beginning, or the first offset at --since) and
+ * records its end offset now. A read_committed handle's watermark is the last stable offset:
+ * a transaction still open then lies wholly beyond the ends (so it is not read in part, which
+ * would show as a gap), one committed before lies wholly before them. */
+static int assign_all(rd_kafka_t *k, const char *topic, int np, int64_t since, int64_t *end,
+                      char *err, size_t errlen)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(np);
+    rd_kafka_resp_err_t e = 0;
+    for (int p = 0; p < np && !e; p++) {
+        int64_t lo;
+        e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, &end[p], MD_TIMEOUT_MS);
+        rd_kafka_topic_partition_list_add(l, topic, p)->offset = since >= 0 ? since : lo;
+    }
+    if (!e && since >= 0) {
+        e = rd_kafka_offsets_for_times(k, l, MD_TIMEOUT_MS);
+        for (int p = 0; p < np && !e; p++) /* nothing at or after TIME: start at the end */
+            if (l->elems[p].offset < 0) l->elems[p].offset = end[p];
+    }
+    if (!e) e = rd_kafka_assign(k, l);
+    if (e) snprintf(err, errlen, "codeq: audit: offsets of %s: %s", topic, rd_kafka_err2str(e));
+    for (int p = 0; p < np && !e; p++) /* the partition is read to its end when it starts there */
+        if (l->elems[p].offset >= end[p]) end[p] = -1;
+    rd_kafka_topic_partition_list_destroy(l);
+    return e ? -1 : 0;
+}
+
+typedef struct {
+    const audit_opts *o;
+    wrk_verifier *v;
+    int problems;
+    size_t shown;
+} reading;
+
+static void one_event(reading *r, const rd_kafka_message_t *m)
+{
+    const char *topic = rd_kafka_topic_name(m->rkt);
+    json_error_t je;
+    json_t *ev = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, &je);
+    if (!json_is_object(ev)) {
+        printf("%s/%d@%" PRId64 ": not a JSON object: %s\n", topic, (int)m->partition,
+               (int64_t)m->offset, je.text);
+        r->problems += r->o->verify;
+        json_decref(ev);
+        return;
+    }
+    if (r->v) r->problems += wrk_verifier_add(r->v, topic, m->partition, m->offset, ev, stdout);
+    const char *job = json_string_value(json_object_get(ev, "job_id"));
+    bool shown = !r->o->job || (job && !strcmp(job, r->o->job));
+    if (shown && !r->o->verify) {
+        r->shown++;
+        if (r->o->json) cli_print_json(ev);
+        else print_line(ev);
+    }
+    json_decref(ev);
+}
+
+/* Reads until every partition reached its end offset (or for ever with --follow). */
+static int read_all(rd_kafka_t *k, int np, int64_t *end, reading *r, char *err, size_t errlen)
+{
+    int left = 0;
+    for (int p = 0; p < np; p++) left += end[p] >= 0;
+    bool *at_eof = calloc((size_t)np, sizeof *at_eof);
+    if (!at_eof) return -1;
+    int eofs = 0, rc = 0;
+    bool checked = false;
+    uint64_t quiet_since = wrk_now_ms();
+    while (!stop && (r->o->follow || left > 0)) {
+        if (!r->o->follow && wrk_now_ms() - quiet_since > END_WAIT_MS) {
+            snprintf(err, errlen, "codeq: audit: %d partitions did not reach their end offset "
+                     "in %d s (an open transaction holds read_committed back)", left,
+                     END_WAIT_MS / 1000);
+            rc = -1;
+            break;
+        }
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(k, 200);
+        /* --follow --verify: the whole-chain checks (gaps, links) run once every partition is
+         * read to its end and nothing came for a second: a transaction's commit markers are
+         * written partition by partition, and a check between two would see half of it. */
+        if (r->o->follow && r->v && !checked && eofs == np &&
+            wrk_now_ms() - quiet_since >= FOLLOW_CHECK_MS) {
+            r->problems += wrk_verifier_check(r->v, stdout);
+            checked = true;
+            if (r->problems) break;
+        }
+        if (!m) continue;
+        int p = m->partition;
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            if (p < np && end[p] >= 0 && m->offset >= end[p]) end[p] = -1, left--;
+            if (p < np && !at_eof[p]) at_eof[p] = true, eofs++;
+        } else if (m->err) {
+            snprintf(err, errlen, "codeq: audit: reading %s: %s",
+                     m->rkt ? rd_kafka_topic_name(m->rkt) : "?", rd_kafka_message_errstr(m));
+            rc = -1;
+        } else {
+            quiet_since = wrk_now_ms();
+            checked = false;
+            if (p < np && at_eof[p]) at_eof[p] = false, eofs--;
+            one_event(r, m);
+            if (p < np && end[p] >= 0 && m->offset + 1 >= end[p]) end[p] = -1, left--;
+        }
+        rd_kafka_message_destroy(m);
+        if (rc < 0 || (r->o->follow && r->problems)) break;
+        if (r->o->follow) fflush(stdout); /* a reader of a pipe sees each event as it comes */
+    }
+    free(at_eof);
+    return rc;
+}
+
+static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
+{
+    char err[512] = "";
+    int64_t since = -1;
+    if (o->since && (since = parse_since(o->since)) < 0) {
+        fprintf(stderr, "codeq: audit: --since %s: expected 2026-12-01T21:00:00Z or Unix ms\n",
+                o->since);
+        return 2;
+    }
+    rd_kafka_t *k = new_reader(ko, err, sizeof err);
+    if (!k) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    int np = partitions(k, ko, err, sizeof err), rc = 3;
+    int64_t *end = np > 0 ? calloc((size_t)np, sizeof *end) : NULL;
+    reading r = {.o = o};
+    if (o->verify && !(r.v = wrk_verifier_new(since >= 0))) np = -1;
+    if (np > 0 && end && assign_all(k, ko->audit_topic, np, since, end, err, sizeof err) == 0 &&
+        read_all(k, np, end, &r, err, sizeof err) == 0)
+        rc = 0;
+    if (rc) fprintf(stderr, "%s\n", err[0] ? err : "codeq: audit: out of memory");
+    if (rc == 0 && r.v) {
+        /* --follow ran these checks whenever it was up to date; what it read since, or up to
+         * a break found on the way, is not all there is: no gap is judged on it */
+        if (!o->follow) r.problems += wrk_verifier_check(r.v, stdout);
+        size_t chains, events;
+        wrk_verifier_counts(r.v, &chains, &events);
+        printf("codeq: audit: %s: %zu events in %zu chains: %s%d problem%s\n", ko->audit_topic,
+               events, chains, r.problems ? "" : "intact, ", r.problems,
+               r.problems == 1 ? "" : "s");
+    }
+    if (rc == 0 && r.problems) rc = 1;
+    wrk_verifier_free(r.v);
+    free(end);
+    rd_kafka_consumer_close(k);
+    rd_kafka_destroy(k);
+    return rc;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    enum { OPT_VERIFY = 0x300, OPT_JSON };
+    static const struct option longopts[] = {
+        CLI_KAFKA_LONGOPTS,
+        {"follow", no_argument, NULL, 'f'},
+        {"job", required_argument, NULL, 'j'},
+        {"since", required_argument, NULL, 's'},
+        {"verify", no_argument, NULL, OPT_VERIFY},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    wrk_kafka_opts ko;
+    audit_opts o = {0};
+    int opt;
+    wrk_kafka_opts_default(&ko);
+    while ((opt = getopt_long(argc, argv, "b:X:fj:s:h", longopts, NULL)) != -1) {
+        int k = cli_kafka_opt(opt, optarg, &ko);
+        if (k < 0) return 2;
+        if (k > 0) continue;
+        switch (opt) {
+        case 'f': o.follow = true; break;
+        case 'j': o.job = optarg; break;
+        case 's': o.since = optarg; break;
+        case OPT_VERIFY: o.verify = true; break;
+        case OPT_JSON: o.json = true; break;
+        case 'h': fputs(audit_help, stdout); return 0;
+        default: fputs(audit_help, stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        fputs(audit_help, stderr);
+        return 2;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    return audit_main(&ko, &o);
+}
