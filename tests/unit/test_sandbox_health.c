@@ -4,7 +4,8 @@
  * What is proven: sbx_result.unstarted is true when the job's code certainly did not run
  * (a work root that cannot be used: under a regular file, or a full tmpfs; an interpreter
  * that cannot be exec'd; in zygote mode a zygote that cannot start) and false for jobs that
- * ran (ok, exit 1, timeout) and for a job refused for its own limits. sbx_workdir_sweep
+ * ran (ok, exit 1, timeout), for a job refused for its own limits, and for inputs that do
+ * not fit the job's own tmpfs. sbx_workdir_sweep
  * removes a staging directory whose creator is gone (a faked one, and a real one left by a
  * process SIGKILLed while its job ran), never one whose creator lives, and never follows a
  * symlink planted inside; while a job runs, only its creator holds the staging directory
@@ -102,6 +103,25 @@ static void test_refused_job_is_not_unstarted(void **state)
     sbx_result r;
     sbx_run(&g_cfg, &j, &r);
     expect(&r, SBX_INTERNAL, false);
+    sbx_result_free(&r);
+}
+
+/* Inputs that do not fit the job's own tmpfs (the check counts their bytes, not the tmpfs's
+ * blocks and main.py) fail in the init's copy-in, before any code: the job's doing, so not
+ * unstarted (running it again would fail the same way). */
+static void test_inputs_filling_job_tmpfs_are_not_unstarted(void **state)
+{
+    (void)state;
+    static char data[1 << 20];
+    sbx_file f = {.path = "data.bin", .data = data, .len = sizeof data};
+    sbx_job j = job_of("print(1)\n", 0);
+    j.limits.tmpfs_mb = 1;
+    j.files = &f;
+    j.nfiles = 1;
+    sbx_result r;
+    sbx_run(&g_cfg, &j, &r);
+    expect(&r, SBX_INTERNAL, false);
+    assert_non_null(strstr(r.message, "No space left on device"));
     sbx_result_free(&r);
 }
 
@@ -469,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_exec_started_jobs),
         cmocka_unit_test(test_zygote_started_jobs),
         cmocka_unit_test(test_refused_job_is_not_unstarted),
+        cmocka_unit_test(test_inputs_filling_job_tmpfs_are_not_unstarted),
         cmocka_unit_test(test_exec_failure_is_unstarted),
         cmocka_unit_test(test_root_under_file_is_unstarted),
         cmocka_unit_test(test_full_root_is_unstarted),

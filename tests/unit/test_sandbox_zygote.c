@@ -515,6 +515,26 @@ static void test_wedged_zygote_times_out(void **state)
     sbx_result_free(&r);
 }
 
+/* Waits up to ms for pid's state (/proc/<pid>/stat) to be `want`. */
+static bool wait_state(pid_t pid, char want, unsigned ms)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (uint64_t end = now_ms() + ms; now_ms() < end; usleep(1000)) {
+        char buf[512];
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return false;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *rp = strrchr(buf, ')');
+        if (rp && rp[1] == ' ' && rp[2] == want)
+            return true;
+    }
+    return false;
+}
+
 /* A zygote stopped while idle (SIGSTOP) is found before it is handed a job: it is SIGKILLed
  * at once and the job goes to a fresh one, with its own result. */
 static void test_stopped_zygote_replaced(void **state)
@@ -528,6 +548,9 @@ static void test_stopped_zygote_replaced(void **state)
     assert_true(z > 0);
     unsigned long starts = sbx_zygote_starts();
     assert_int_equal(kill(z, SIGSTOP), 0);
+    /* kill() returns before the zygote has taken the stop (it must be scheduled for that):
+     * the scenario is a zygote that is stopped, so wait until it is. */
+    assert_true(wait_state(z, 'T', 2000));
     uint64_t t0 = now_ms();
     run("print(1)\n", 0, &r);
     uint64_t took = now_ms() - t0;
