@@ -191,6 +191,14 @@ int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen);
  * its own within one pid namespace (docs/security-model.md). */
 int sbx_cgroup_sweep(const sbx_config *c);
 
+/* Removes the job staging directories (job-<id>-XXXXXX, with the job's code and files) under
+ * c->work_root that were left behind by a process killed before it could remove them (a
+ * worker, or a zygote's job supervisor, SIGKILLed mid-job). A live job's directory is never
+ * touched, whichever process on this host made it: its creator holds an flock on it for the
+ * job's life, and only directories whose lock is free are removed (as hostile trees: symlinks
+ * are never followed). Returns how many were removed, or -1 if the work root is unusable. */
+int sbx_workdir_sweep(const sbx_config *c);
+
 typedef struct sbx_proc sbx_proc;
 
 /* Starts the job. Returns NULL only on allocation failure; a failed start still returns a proc

@@ -49,6 +49,7 @@ int sbx_fail(sbx_proc *p, int err, const char *fmt, ...)
     const char *parts[] = {what, NULL};
     sbx_errfmt(p->res.message, sizeof p->res.message, err, parts);
     p->res.status = SBX_INTERNAL;
+    p->res.unstarted = p->setting_up;
     p->failed = true;
     return -1;
 }
@@ -65,7 +66,11 @@ int sbx_child_fail(const sbx_proc *p, int err, ...)
     va_end(ap);
     parts[k] = NULL;
 
-    sbx_report r = {.kind = SBX_REPORT_FAIL};
+    /* Out of space in the child is the job's doing: every file system it writes during setup
+     * is the job's own size-capped tmpfs (its inputs and main.py copied in), so running it
+     * again would fail the same way. Anything else before the job's code is the sandbox's. */
+    bool full = err == ENOSPC || err == EDQUOT || err == EFBIG;
+    sbx_report r = {.kind = SBX_REPORT_FAIL, .setup = p->setting_up && !full};
     sbx_errfmt(r.msg, sizeof r.msg, err, parts);
     /* Nothing to do if this fails: the parent then sees an init without a report. */
     ssize_t w = write(p->report_wr, &r, sizeof r);

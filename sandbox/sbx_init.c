@@ -261,6 +261,8 @@ int sbx_init_main(void *arg)
         sbx_child_fail(p, errno, "clone(main)", NULL);
         _exit(SBX_INIT_FAILED);
     }
+    /* From here the job's code may run: a failure is no longer the setup's (sbx_result.unstarted). */
+    p->setting_up = false;
     int rc = sbx_init_supervise(p, &m, sigfd);
     sbx_init_kill_all(&m);
     if (rc < 0 || !m.exited || sbx_layers_leave_init(p) < 0)

@@ -64,6 +64,8 @@ typedef struct {
     int32_t wstatus; /* SBX_REPORT_EXIT: wait status of the job's main process */
     int32_t sigsys;  /* SBX_REPORT_EXIT: processes of the job the seccomp filter killed */
     int32_t skipped; /* SBX_REPORT_EXIT: artifacts left out (not plain files, or over caps) */
+    int32_t setup;   /* SBX_REPORT_FAIL: sent before the job's main process existed, or by it
+                        before it ran the job's code (sbx_result.unstarted) */
     char msg[240];   /* SBX_REPORT_FAIL: "codeq: sandbox: mount(proc, /proc): ..." */
 } sbx_report;
 _Static_assert(sizeof(sbx_report) <= PIPE_BUF, "report writes must stay atomic");
@@ -81,6 +83,10 @@ typedef struct {
 struct sbx_proc {
     sbx_result res;          /* res.status is final once `done`; SBX_INTERNAL set early wins */
     bool failed;             /* a sandbox step failed: res.status/message hold it */
+    /* Parent: from a job accepted until the init is let go (exec) or the zygote has the job;
+     * a failure meanwhile is sbx_result.unstarted. The init: false until the job's main
+     * process exists, so its later failures (artifacts out) are not the setup's. */
+    bool setting_up;
     bool done;
     sbx_limits limits;
     const char *job_id;      /* only valid during sbx_start */
@@ -104,6 +110,7 @@ struct sbx_proc {
     char python[PATH_MAX];
     char work_root[PATH_MAX];
     char workdir[PATH_MAX];  /* host staging directory, empty until created: in/ out/ root/ */
+    int workdir_lock;        /* its descriptor, flock()ed while the job lives (sbx_workdir.c) */
     char fs_in[PATH_MAX + 8], fs_out[PATH_MAX + 8], fs_root[PATH_MAX + 8];
 
     /* sbx_fs.c, sbx_files.c */

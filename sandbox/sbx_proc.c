@@ -123,6 +123,7 @@ static sbx_proc *sbx_proc_new(void)
     p->stdin_fd = p->out_wr = p->err_wr = p->out_fd = -1;
     p->uid_slot = -1;
     p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
+    p->workdir_lock = -1;
     p->res.exit_code = -1;
     return p;
 }
@@ -217,7 +218,10 @@ sbx_proc *sbx_start(const sbx_config *c, const sbx_job *job)
     sbx_proc *p = sbx_proc_new();
     if (!p)
         return NULL;
-    if (sbx_proc_accept(p, c, job) == 0 && p->remote) {
+    /* A job refused here (limits, files) is its own fault; what fails from now until the job
+     * is handed over is the sandbox's (sbx_result.unstarted). */
+    p->setting_up = sbx_proc_accept(p, c, job) == 0;
+    if (p->setting_up && p->remote) {
         /* The zygote runs the layers (sbx_zygote.c); a failed hand-over is done at once. */
         sbx_zygote_start(p, c, job);
         p->job_id = p->code = p->stdin_data = p->prelude = p->code_obj = NULL;

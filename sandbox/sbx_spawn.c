@@ -132,6 +132,7 @@ int sbx_spawn_go(sbx_proc *p)
 {
     if (sbx_spawn_ctl(p, SBX_CTL_GO) < 0)
         return sbx_fail(p, errno, "send(control, go)");
+    p->setting_up = false; /* the init may run the job from now on */
     return 0;
 }
 
@@ -204,6 +205,7 @@ void sbx_spawn_read_reports(sbx_proc *p)
         if (r.kind == SBX_REPORT_FAIL && !p->failed) {
             memcpy(p->res.message, r.msg, sizeof r.msg);
             p->res.status = SBX_INTERNAL;
+            p->res.unstarted = r.setup != 0;
             p->failed = true;
         } else if (r.kind == SBX_REPORT_CODE) {
             p->res.code_obj_used = true;

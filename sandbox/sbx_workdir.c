@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,41 @@ static int sbx_workdir_write(sbx_proc *p, const char *name, const char *data, si
     return 0;
 }
 
+/* mkdtemp, then an flock(LOCK_EX) on the new directory held until sbx_workdir_collect has
+ * removed it: the lock says "my creator lives" to sbx_workdir_sweep, without pids (several
+ * workers may share the root; a pid can be reused). The descriptor is CLOEXEC and the job's
+ * init closes every descriptor above its own five before it waits for go (sbx_init.c), so no
+ * process of the job keeps the lock. A sweep may lock and remove the directory between the
+ * mkdtemp and our flock: then the flock fails (it holds it) or the directory has no links
+ * left (it removed it), and another name is tried. */
+static int sbx_workdir_make_locked(sbx_proc *p, const char *tmpl, size_t n)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        char path[PATH_MAX];
+        memcpy(path, tmpl, n + 1);
+        if (!mkdtemp(path))
+            return sbx_fail(p, errno, "mkdtemp(%s)", path);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return sbx_fail(p, errno, "open(%s)", path);
+        struct stat st;
+        int rc = flock(fd, LOCK_EX | LOCK_NB) < 0 ? (errno == EWOULDBLOCK ? 1 : -1)
+                 : fstat(fd, &st) < 0            ? -1
+                 : st.st_nlink == 0              ? 1
+                                                 : 0;
+        if (rc == 0) {
+            p->workdir_lock = fd;
+            memcpy(p->workdir, path, n + 1);
+            return 0;
+        }
+        int e = errno;
+        close(fd);
+        if (rc < 0)
+            return sbx_fail(p, e, "flock/fstat(%s)", path);
+    }
+    return sbx_fail(p, EAGAIN, "staging directory under %s: removed by sweeps 8 times", p->work_root);
+}
+
 static int sbx_workdir_prepare(sbx_proc *p)
 {
     if (sbx_workdir_root(p) < 0)
@@ -126,9 +162,8 @@ static int sbx_workdir_prepare(sbx_proc *p)
     int n = snprintf(tmpl, sizeof tmpl, "%s/job-%s-XXXXXX", p->work_root, id);
     if (n < 0 || (size_t)n >= sizeof tmpl)
         return sbx_fail(p, ENAMETOOLONG, "work root %s", p->work_root);
-    if (!mkdtemp(tmpl))
-        return sbx_fail(p, errno, "mkdtemp(%s)", tmpl);
-    memcpy(p->workdir, tmpl, (size_t)n + 1);
+    if (sbx_workdir_make_locked(p, tmpl, (size_t)n) < 0)
+        return -1;
     snprintf(p->fs_in, sizeof p->fs_in, "%s/in", p->workdir);
     snprintf(p->fs_out, sizeof p->fs_out, "%s/out", p->workdir);
     snprintf(p->fs_root, sizeof p->fs_root, "%s/root", p->workdir);
@@ -144,15 +179,72 @@ static int sbx_workdir_prepare(sbx_proc *p)
     return sbx_workdir_write(p, "main.py", p->code, p->code_len);
 }
 
+static void sbx_workdir_unlock(sbx_proc *p)
+{
+    if (p->workdir_lock >= 0)
+        close(p->workdir_lock);
+    p->workdir_lock = -1;
+}
+
+/* Unlocked after the removal, also a failed one: the sweep then tries again later. */
 static int sbx_workdir_collect(sbx_proc *p)
 {
-    if (!p->workdir[0])
+    if (!p->workdir[0]) {
+        sbx_workdir_unlock(p);
         return 0;
+    }
     char why[200];
-    if (sbx_rmtree(p->workdir, why, sizeof why) < 0)
-        return sbx_fail(p, errno, "remove %s: %s", p->workdir, why);
+    int rc = sbx_rmtree(p->workdir, why, sizeof why);
+    int e = errno;
+    sbx_workdir_unlock(p);
+    if (rc < 0)
+        return sbx_fail(p, e, "remove %s: %s", p->workdir, why);
     p->workdir[0] = '\0';
     return 0;
+}
+
+/* Removes root/name if no process holds its lock; 1 removed, 0 left alone, -1 failed. */
+static int sbx_workdir_sweep_one(int rfd, const char *root, const char *name)
+{
+    int fd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0; /* gone meanwhile, or not a directory (a symlink): not ours to follow */
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        close(fd);
+        return 0; /* a live job's */
+    }
+    char path[PATH_MAX], why[200];
+    int rc = 0;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, name) >= sizeof path)
+        rc = -1;
+    else
+        rc = sbx_rmtree(path, why, sizeof why) < 0 ? -1 : 1;
+    close(fd); /* after the removal: a creator racing us sees a directory without links */
+    return rc;
+}
+
+int sbx_workdir_sweep(const sbx_config *c)
+{
+    sbx_config def;
+    sbx_config_default(&def);
+    const char *root = c && c->work_root ? c->work_root : def.work_root;
+    char why[PATH_MAX + 80];
+    if (sbx_workdir_root_check(root, why, sizeof why) < 0)
+        return -1;
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
+    if (!d) {
+        if (rfd >= 0)
+            close(rfd);
+        return -1;
+    }
+    int removed = 0;
+    /* Bounded by the directory's size; names are read first-to-last once. */
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, "job-", 4) == 0 && sbx_workdir_sweep_one(dirfd(d), root, e->d_name) > 0)
+            removed++;
+    closedir(d);
+    return removed;
 }
 
 const sbx_layer sbx_layer_workdir = {

@@ -196,14 +196,41 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
     return z;
 }
 
-/* An idle zygote must be silent: anything readable (EOF included) means it died or broke. */
-static bool sbx_zy_usable(struct sbx_zy *z, const char *key)
+/* Whether the zygote can take a job now: not stopped or traced ('T', 't': SIGSTOP, a
+ * debugger) and not dead ('Z', 'X'). A stopped zygote would never read the job, which would
+ * then end internal_error after its wall limit plus the grace, though the job did nothing.
+ * One read of /proc/<pid>/stat per job (the pid is our unreaped child: never reused). */
+static bool sbx_zy_runnable(pid_t pid)
+{
+    char path[32], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the name in parentheses may hold anything */
+    if (!rp || rp[1] != ' ' || !rp[2])
+        return false;
+    return !strchr("TtZX", rp[2]);
+}
+
+typedef enum { SBX_ZY_KEEP, SBX_ZY_RETIRE, SBX_ZY_KILL } sbx_zy_fate;
+
+/* An idle zygote must be silent: anything readable (EOF included) means it died or broke.
+ * A stopped one is SIGKILLed at once: the graceful retire would wait SBX_ZY_EXIT_MS for an
+ * exit that cannot come. */
+static sbx_zy_fate sbx_zy_usable(struct sbx_zy *z, const char *key)
 {
     if (strcmp(z->key, key) != 0)
-        return false;
+        return SBX_ZY_RETIRE;
     struct pollfd f = {.fd = z->sock, .events = POLLIN};
-    return poll(&f, 1, 0) == 0 && z->jobs < z->max_jobs &&
-           sbx_now_ms() - z->born_ms < z->max_age_ms;
+    if (poll(&f, 1, 0) != 0 || z->jobs >= z->max_jobs || sbx_now_ms() - z->born_ms >= z->max_age_ms)
+        return SBX_ZY_RETIRE;
+    return sbx_zy_runnable(z->pid) ? SBX_ZY_KEEP : SBX_ZY_KILL;
 }
 
 /* Takes an idle zygote for this configuration, replacing worn-out or dead ones. */
@@ -216,8 +243,9 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
     int free_at = -1;
     for (int i = 0; i < SBX_ZY_MAX && !z; i++) {
         struct sbx_zy *q = sbx_zy_pool[i];
-        if (q && !q->busy && !sbx_zy_usable(q, key)) {
-            sbx_zy_retire(q, true);
+        sbx_zy_fate fate = q && !q->busy ? sbx_zy_usable(q, key) : SBX_ZY_KEEP;
+        if (fate != SBX_ZY_KEEP) {
+            sbx_zy_retire(q, fate == SBX_ZY_RETIRE);
             sbx_zy_pool[i] = q = NULL;
         }
         if (!q && free_at < 0)
@@ -300,6 +328,8 @@ static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     close(fd);
     if (rc < 0)
         return sbx_fail(p, errno, "send(zygote %d, job)", (int)z->pid);
+    /* The zygote has it: from now on only its result can say the job never started. */
+    p->setting_up = false;
     return 0;
 }
 
@@ -339,10 +369,11 @@ static void sbx_zy_answer(sbx_proc *p, const sbx_zy_msg *m, int fd)
     if (m->type == SBX_ZY_RESULT && fd >= 0 && sbx_wire_get_result(fd, &p->res, why, sizeof why) == 0) {
         sbx_zy_done(p, false);
     } else {
+        bool said = m->type == SBX_ZY_ERROR || m->type == SBX_ZY_UNSTARTED;
         p->failed = false;
-        sbx_fail(p, 0, "zygote %d: %.200s", (int)p->zy->pid,
-                 m->type == SBX_ZY_ERROR ? m->text : why + strlen(SBX_PREFIX));
-        sbx_zy_done(p, m->type != SBX_ZY_ERROR);
+        sbx_fail(p, 0, "zygote %d: %.200s", (int)p->zy->pid, said ? m->text : why + strlen(SBX_PREFIX));
+        p->res.unstarted = m->type == SBX_ZY_UNSTARTED;
+        sbx_zy_done(p, !said);
     }
 }
 

@@ -19,6 +19,8 @@ enum {
     SBX_ZY_STOP = 'S',   /* worker -> zygote: kill the running job, text says why */
     SBX_ZY_RESULT = 'R', /* zygote -> worker: the result in the attached memfd */
     SBX_ZY_ERROR = 'E',  /* zygote -> worker: could not run the job (or start), text says why */
+    SBX_ZY_UNSTARTED = 'U', /* zygote -> worker: the job never started, its code certainly did
+                             * not run (sbx_result.unstarted); text says why */
 };
 
 typedef struct {

@@ -32,11 +32,23 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
                    size_t whylen);
 extern const sbx_inproc_hooks sbx_zy_py_hooks;
 
-static void sbx_zy_error(uint32_t seq, const char *why)
+static void sbx_zy_say(int32_t type, uint32_t seq, const char *why)
 {
-    sbx_zy_msg m = {.type = SBX_ZY_ERROR, .seq = seq};
+    sbx_zy_msg m = {.type = type, .seq = seq};
     snprintf(m.text, sizeof m.text, "%.239s", why);
     sbx_zy_send(SBX_ZY_FD, &m, -1);
+}
+
+/* Something failed after the job may have started (or at the zygote's own start). */
+static void sbx_zy_error(uint32_t seq, const char *why)
+{
+    sbx_zy_say(SBX_ZY_ERROR, seq, why);
+}
+
+/* The job never reached a sandbox that could run it: running it again is safe. */
+static void sbx_zy_unstarted(uint32_t seq, const char *why)
+{
+    sbx_zy_say(SBX_ZY_UNSTARTED, seq, why);
 }
 
 /* Drives the job like sbx_run, and also the socket: a stop from the worker, or its EOF. */
@@ -78,14 +90,14 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
         if (map)
             munmap(map, maplen);
         free(files);
-        sbx_zy_error(seq, why);
+        sbx_zy_unstarted(seq, why);
         return;
     }
     sbx_proc *p = sbx_start(c, &job);
     munmap(map, maplen);
     free(files);
     if (!p) {
-        sbx_zy_error(seq, SBX_PREFIX "zygote: out of memory");
+        sbx_zy_unstarted(seq, SBX_PREFIX "zygote: out of memory");
         return;
     }
     sbx_zy_drive(p, seq, job.limits.wall_ms);
@@ -149,7 +161,7 @@ static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
         _exit(0); /* the zygote is done with us: never given a job */
     }
     if (why[0])
-        sbx_zy_error(m.seq, why);
+        sbx_zy_unstarted(m.seq, why);
     else
         sbx_zy_job(c, m.seq, fd);
     /* Answered: from here on the zygote may read the worker's socket again (sbx_zy_answered). */
@@ -228,7 +240,7 @@ static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq,
     /* A pre-forked supervisor that died while waiting is replaced once. */
     for (int tries = 0; tries < 2; tries++) {
         if (!next->pid && sbx_zy_pre_fork(c, next, why, sizeof why) < 0) {
-            sbx_zy_error(seq, why);
+            sbx_zy_unstarted(seq, why);
             return 0;
         }
         if (sbx_zy_send(next->hand, &m, fd) == 0)
@@ -238,7 +250,7 @@ static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq,
         sbx_zy_pre_drop(next);
     }
     if (!next->pid) {
-        sbx_zy_error(seq, why);
+        sbx_zy_unstarted(seq, why);
         return 0;
     }
     sbx_zy_pre cur = *next;
@@ -402,6 +414,7 @@ int sbx_zygote_serve(int argc, char **argv)
         if (unswept > 0 && (unreaped <= 0 || unswept >= SBX_ZY_SWEEP_EVERY) &&
             (unswept >= SBX_ZY_SWEEP_EVERY || poll(&f, 1, 0) == 0)) {
             sbx_cgroup_sweep(&c);
+            sbx_workdir_sweep(&c); /* staging directories of supervisors killed mid-job */
             unswept = 0;
         }
         sbx_zy_msg m;
@@ -414,6 +427,7 @@ int sbx_zygote_serve(int argc, char **argv)
             while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
                 ; /* supervisors that answered and are exiting */
             sbx_cgroup_sweep(&c);
+            sbx_workdir_sweep(&c);
             return 0;
         }
         if (m.type == SBX_ZY_JOB && fd >= 0) {
@@ -421,7 +435,7 @@ int sbx_zygote_serve(int argc, char **argv)
             unswept++;
         }
         else if (m.type == SBX_ZY_JOB)
-            sbx_zy_error(m.seq, SBX_PREFIX "zygote: job without its memfd");
+            sbx_zy_unstarted(m.seq, SBX_PREFIX "zygote: job without its memfd");
         /* A stop for a job that has already ended needs nothing. */
         if (fd >= 0)
             close(fd);

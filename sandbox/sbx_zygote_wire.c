@@ -31,6 +31,7 @@ typedef struct {
     int32_t status, exit_code, signal;
     uint64_t out_total, err_total, wall_ms, cpu_ms, max_rss_kb;
     uint8_t out_trunc, err_trunc, artifacts_truncated, code_obj_used;
+    uint8_t unstarted;
     uint32_t nartifacts;
     char message[256];
     char profile[32];
@@ -214,7 +215,7 @@ int sbx_wire_put_result(const sbx_result *res, char *why, size_t whylen)
         .wall_ms = res->wall_ms, .cpu_ms = res->cpu_ms, .max_rss_kb = res->max_rss_kb,
         .out_trunc = res->out.truncated, .err_trunc = res->err.truncated,
         .artifacts_truncated = res->artifacts_truncated, .nartifacts = (uint32_t)res->nartifacts,
-        .code_obj_used = res->code_obj_used,
+        .code_obj_used = res->code_obj_used, .unstarted = res->unstarted,
     };
     snprintf(h.message, sizeof h.message, "%s", res->message);
     snprintf(h.profile, sizeof h.profile, "%s", res->profile ? res->profile : "");
@@ -309,6 +310,7 @@ int sbx_wire_get_result(int fd, sbx_result *r, char *why, size_t whylen)
         r->max_rss_kb = h.max_rss_kb;
         r->artifacts_truncated = h.artifacts_truncated;
         r->code_obj_used = h.code_obj_used;
+        r->unstarted = h.unstarted && r->status == SBX_INTERNAL;
         memcpy(r->message, h.message, sizeof r->message);
         r->profile = sbx_wire_profile(h.profile);
         rc = 0;

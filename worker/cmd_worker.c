@@ -372,6 +372,12 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         wrk_logx(WRK_LOG_WARN, "cgroups_swept", NULL,
                  "codeq: worker: removed %d job cgroups left behind under %s", swept,
                  c.sandbox.cgroup_parent);
+    /* ... and their staging directories, with the jobs' code (those no live process holds). */
+    swept = sbx_workdir_sweep(&c.sandbox);
+    if (swept > 0)
+        wrk_logx(WRK_LOG_WARN, "workdirs_swept", NULL,
+                 "codeq: worker: removed %d job staging directories left behind under %s", swept,
+                 c.sandbox.work_root);
     if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
         wrk_logx(WRK_LOG_WARN, "weak_profile", NULL,
                  "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose",
