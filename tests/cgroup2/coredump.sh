@@ -51,17 +51,21 @@ print("prctl(PR_SET_DUMPABLE, 1):", ctypes.CDLL(None).prctl(4, 1, 0, 0, 0), flus
 ctypes.string_at(0)
 PY
 printf 'import ctypes\nctypes.CDLL(None).syscall(188, 0, 0, 0, 0, 0)\n' > /tmp/sigsys.py  # setxattr
+# All eight crashes first, then one wait for the helper: it is started by the kernel while the
+# crashing process dumps, so a line from any of them is there long before the wait ends (each
+# line names the pid and signal). One wait instead of eight saves ~5 min of emulated guest.
+rm -f $marker
 for iso in exec zygote; do
   for job in segv:signal abort:signal lower:signal sigsys:seccomp_violation; do
     name=${job%%:*} want=${job#*:}
-    rm -f $marker
     out=$("$B" run --isolation $iso --zygote-start-ms $((10000 * SCALE)) $POLICY --json /tmp/$name.py 2>/tmp/err)
     st=$(printf '%s' "$out" | field status) sig=$(printf '%s' "$out" | field signal)
-    if marker_within $((5 * SCALE)); then fail "$name ($iso): the job's crash reached the helper ($(cat $marker))"
-    elif [ "$st" != "$want" ]; then fail "$name ($iso): status '$st', want $want; $(printf '%s' "$out" | head -c 400) $(head -c 300 /tmp/err)"
-    else pass "$name ($iso): $st $sig, the helper was not called"; fi
+    if [ "$st" != "$want" ]; then fail "$name ($iso): status '$st', want $want; $(printf '%s' "$out" | head -c 400) $(head -c 300 /tmp/err)"
+    else pass "$name ($iso): $st $sig"; fi
   done
 done
+if marker_within $((5 * SCALE)); then fail "jobs: crashes reached the helper: $(tr '\n' ';' < $marker)"
+else pass "jobs: none of the 8 crashes reached the helper"; fi
 echo "kernel log: $(dmesg 2>/dev/null | grep -c 'RLIMIT_CORE') dumps aborted for RLIMIT_CORE 1"
 echo "$old_pattern" > /proc/sys/kernel/core_pattern
 echo "coredump: $passed passed, $failed failed"

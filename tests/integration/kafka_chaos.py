@@ -1,11 +1,13 @@
 """Chaos on the real broker: exactly one result per job while workers die.
 
 usage: kafka_chaos.py kill|sigterm
-  kill     3 workers, 2,000 jobs on 6 partitions; every 1.5-3 s a random worker is killed with
+  kill     3 workers, 2,000 jobs on 6 partitions; every 5-10 s a random worker is killed with
            SIGKILL and restarted with the same instance id; the broker is restarted once when
-           half the results are in.
-  sigterm  the same jobs, but workers are stopped with SIGTERM (rolling restart) and must
-           exit 0 each time.
+           half the results are in. A killed member holds its partitions until the session
+           timeout (6 s) and a restarted one needs seconds to be assigned again: killed every
+           1.5-3 s, no member lived long enough to run a job and the group stood still.
+  sigterm  the same jobs, but every 1.5-3 s a worker is stopped with SIGTERM (rolling restart;
+           it leaves the group at once) and must exit 0 each time.
 Afterwards a read_committed read of the results and audit topics must find every job exactly
 once: 0 lost, 0 duplicates, and exactly one received + one final audit event per job; and
 `codeq audit --verify` finds every worker epoch's hash chain whole and linked to the one before.
@@ -34,6 +36,7 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "kill"
 NAME = f"chaos-{MODE}"
 JOBS, PARTITIONS, WORKERS, MAX_SECONDS = 2000, 6, 3, 420
 EXTRA = ["--max-attempts", "50"]
+PACE = (5, 10) if MODE == "kill" else (1.5, 3)
 F = Failures()
 kt.require_broker(NAME)
 rng = random.Random(20261130)
@@ -50,23 +53,27 @@ answered = set()
 
 
 def follow_results():
-    """Job ids of committed results as they arrive; a stream, so progress is cheap to read."""
-    p = subprocess.Popen(["kcat", "-b", s.brokers, "-C", "-u", "-t", s.topics["results"], "-o", "beginning",
-                          "-q", "-f", "%k\\n", "-X", "isolation.level=read_committed"],
-                         stdout=subprocess.PIPE, text=True)
-    follower.append(p)
-    for line in p.stdout:
-        answered.add(line.strip())
+    """Job ids of committed results as they arrive; a stream, so progress is cheap to read.
+    kcat ends when the broker restarts: it is started again (from the beginning; a set)."""
+    while not follower_stop:
+        p = subprocess.Popen(["kcat", "-b", s.brokers, "-C", "-u", "-t", s.topics["results"], "-o",
+                              "beginning", "-q", "-f", "%k\\n", "-X", "isolation.level=read_committed"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        follower[:] = [p]
+        for line in p.stdout:
+            answered.add(line.strip())
+        p.wait()
+        time.sleep(0.5)
 
 
-follower = []
+follower, follower_stop = [], False
 try:
     s.produce_jobs(jobs)
     threading.Thread(target=follow_results, daemon=True).start()
     for k in range(WORKERS):
         s.start(f"w{k + 1}", *EXTRA)
     t0 = time.monotonic()
-    next_chaos = t0 + rng.uniform(1.5, 3)
+    next_chaos = t0 + rng.uniform(*PACE)
     done = 0
     while time.monotonic() - t0 < MAX_SECONDS:
         time.sleep(0.2)
@@ -93,7 +100,7 @@ try:
                 F.check(rc == 0, f"{wid} exit code {rc} after SIGTERM (want 0)")
             s.start(wid, *EXTRA)
             kills += 1
-            next_chaos = time.monotonic() + rng.uniform(1.5, 3)
+            next_chaos = time.monotonic() + rng.uniform(*PACE)
     elapsed = time.monotonic() - t0
     codes = s.stop_all()
     F.check(all(c == 0 for c in codes.values()), f"final SIGTERM exit codes {codes}")
@@ -115,6 +122,7 @@ try:
     print(f"{NAME}: {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr[-300:]}", flush=True)
     F.check(p.returncode == 0, f"codeq audit --verify: rc {p.returncode}: {p.stdout[-800:]} {p.stderr[-300:]}")
 finally:
+    follower_stop = True
     for p in follower:
         p.kill()
     s.kill_all()
