@@ -36,6 +36,11 @@ BUDGET_WALL_MS = min(10000 * TIME_SCALE, 60000)
 # --zygote-start-ms (10 s, scaled). In the emulated guest 20 of them starting at once took
 # more than the 60 s of slack this bound had, and the runner killed 19 healthy runs.
 START_S = 10 * TIME_SCALE if ISOLATION == "zygote" else 0
+# What these runs share or not does not depend on what a zygote preloads, and 20 zygotes each
+# importing numpy at once in the emulated guest took more than that allowance too (10 of 20
+# runs: "zygote: no ready message"). The suite's heavy preload (abuse.py) stays for the
+# single-job cases; here each run's zygote imports only json (the last --zygote-preload wins).
+RUN_POLICY = POLICY + (["--zygote-preload", "?json"] if ISOLATION == "zygote" else [])
 PROGRAM = PROLOGUE + (SRC / "tests" / "abuse" / "_concurrent.py").read_text()
 F = Failures()
 
@@ -48,7 +53,7 @@ def one(i, suite, port, td):
     stdin.write_text(json.dumps({"token": token, "index": i, "suite": suite, "port": port,
                                  "runner_pid": os.getpid()}))
     prog = pathlib.Path(td) / "concurrent.py"
-    argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-conc-{i}-{token}", *POLICY, "--wall-ms",
+    argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-conc-{i}-{token}", *RUN_POLICY, "--wall-ms",
             str(WALL_MS), "--stdin", str(stdin), str(prog)]
     t0 = time.monotonic()
     run = Run(argv, dict(os.environ), hard_s=WALL_MS / 1000 + START_S + 60)
@@ -107,7 +112,7 @@ def budget():
             stdin.write_text(json.dumps({"token": token, "role": role}))
             # Memory to spare, so that the process budget is what runs out: in zygote mode with
             # numpy preloaded each forked process costs ~0.6 MB more (docs/zygote.md).
-            argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-budget-{role}-{token}", *POLICY,
+            argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-budget-{role}-{token}", *RUN_POLICY,
                     "--wall-ms", str(BUDGET_WALL_MS), "--memory-mb", "128", "--stdin", str(stdin), str(prog)]
             return role, token, Run(argv, dict(os.environ), hard_s=BUDGET_WALL_MS / 1000 + START_S + 50)
 
