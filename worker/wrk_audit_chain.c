@@ -139,24 +139,44 @@ static seen_epoch *epoch_slot(newest *n, const char *epoch)
     return &n->e[i];
 }
 
+/* An event's chain fields, pointing into it. */
+typedef struct {
+    const json_t *chain;
+    const char *writer, *epoch, *hash, *prev, *prev_epoch; /* prev, prev_epoch: NULL if none */
+    int64_t seq;
+} chain_fields;
+
+/* Reads ev's chain; false unless writer, epoch, seq >= 0 and a 64-digit hash are there and a
+ * prev, if any, is 64 digits too. */
+static bool chain_read(const json_t *ev, chain_fields *f)
+{
+    const json_t *ch = json_object_get(ev, "chain"), *sq = json_object_get(ch, "seq");
+    *f = (chain_fields){
+        .chain = ch,
+        .writer = json_string_value(json_object_get(ch, "writer")),
+        .epoch = json_string_value(json_object_get(ch, "epoch")),
+        .hash = json_string_value(json_object_get(ch, "hash")),
+        .prev = json_string_value(json_object_get(ch, "prev")),
+        .prev_epoch = json_string_value(json_object_get(ch, "prev_epoch")),
+        .seq = json_is_integer(sq) ? json_integer_value(sq) : -1,
+    };
+    return f->writer && f->epoch && f->hash && f->seq >= 0 && strlen(f->hash) == 64 &&
+           (!f->prev || strlen(f->prev) == 64);
+}
+
 static void consider(newest *n, const char *writer, const rd_kafka_message_t *m)
 {
     /* Most records are other writers': a byte search spares parsing them. */
     if (!m->payload || !memmem(m->payload, m->len, writer, strlen(writer))) return;
     json_t *ev = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, NULL);
-    json_t *c = json_object_get(ev, "chain");
-    const char *w = json_string_value(json_object_get(c, "writer"));
-    const char *ep = json_string_value(json_object_get(c, "epoch"));
-    const char *h = json_string_value(json_object_get(c, "hash"));
-    const char *pe = json_string_value(json_object_get(c, "prev_epoch"));
-    json_t *sq = json_object_get(c, "seq");
-    if (w && ep && h && json_is_integer(sq) && !strcmp(w, writer) && strlen(h) == 64) {
-        seen_epoch *e = epoch_slot(n, ep);
-        if (json_integer_value(sq) > e->seq) {
-            e->seq = json_integer_value(sq);
-            memcpy(e->hash, h, 65);
+    chain_fields f;
+    if (chain_read(ev, &f) && !strcmp(f.writer, writer)) {
+        seen_epoch *e = epoch_slot(n, f.epoch);
+        if (f.seq > e->seq) {
+            e->seq = f.seq;
+            memcpy(e->hash, f.hash, 65);
         }
-        if (pe) epoch_slot(n, pe)->named = true;
+        if (f.prev_epoch) epoch_slot(n, f.prev_epoch)->named = true;
     }
     json_decref(ev);
 }
@@ -475,20 +495,15 @@ int wrk_verifier_add(wrk_verifier *v, const char *topic, int partition, int64_t 
 {
     if (!v->topic[0]) snprintf(v->topic, sizeof v->topic, "%s", topic);
     v->events++;
-    json_t *ch = json_object_get(ev, "chain");
-    const char *w = json_string_value(json_object_get(ch, "writer"));
-    const char *ep = json_string_value(json_object_get(ch, "epoch"));
-    const char *h = json_string_value(json_object_get(ch, "hash"));
-    const char *pv = json_string_value(json_object_get(ch, "prev"));
-    json_t *sq = json_object_get(ch, "seq");
-    if (!w || !ep || !h || !json_is_integer(sq) || json_integer_value(sq) < 0 ||
-        strlen(h) != 64 || (pv && strlen(pv) != 64)) {
-        say(v, out, partition, offset, w ? w : "?", ep ? ep : "?", -1,
+    chain_fields f;
+    if (!chain_read(ev, &f)) {
+        say(v, out, partition, offset, f.writer ? f.writer : "?", f.epoch ? f.epoch : "?", -1,
             "no valid chain fields (%s%s): not written by a chaining worker, or altered",
-            ch ? "malformed" : "missing", "");
+            f.chain ? "malformed" : "missing", "");
         return 1;
     }
-    int64_t seq = json_integer_value(sq);
+    const char *w = f.writer, *ep = f.epoch, *h = f.hash, *pv = f.prev;
+    int64_t seq = f.seq;
     char hex[65] = "";
     int problems = 0;
     /* An altered event still holds its place (by the seq and hash it claims), so that it is
@@ -526,9 +541,7 @@ int wrk_verifier_add(wrk_verifier *v, const char *topic, int partition, int64_t 
     v_entry e = {.seq = seq, .partition = partition, .offset = offset};
     memcpy(e.hash, h, 65);
     snprintf(e.prev, sizeof e.prev, "%s", pv ? pv : "");
-    snprintf(e.prev_epoch, sizeof e.prev_epoch, "%s",
-             json_string_value(json_object_get(ch, "prev_epoch")) ?
-                 json_string_value(json_object_get(ch, "prev_epoch")) : "");
+    snprintf(e.prev_epoch, sizeof e.prev_epoch, "%s", f.prev_epoch ? f.prev_epoch : "");
     if (add_entry(c, &e) < 0) {
         say(v, out, partition, offset, w, ep, seq, "seq too far from the chain's others%s%s",
             "", "");

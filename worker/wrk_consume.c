@@ -248,29 +248,6 @@ static void backpressure(wrk_worker *w, bool stopping)
     }
 }
 
-/* No partition: say whether the jobs topic exists at all (a broker that came back empty
- * left workers silent for minutes), or that other members hold its partitions. */
-static void say_why_idle(wrk_worker *w)
-{
-    const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(w->k, w->c->kafka.jobs_topic, NULL);
-    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(w->k, 0, t, &md, 2000) : RD_KAFKA_RESP_ERR__FAIL;
-    if (e)
-        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL, "worker %s: no partitions; the cluster cannot be asked about %s: %s",
-                w->c->worker_id, w->c->kafka.jobs_topic, rd_kafka_err2str(e));
-    else if (md->topic_cnt < 1 || md->topics[0].err || md->topics[0].partition_cnt == 0)
-        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL, "worker %s: no partitions: the jobs topic %s does not exist on the cluster "
-                "(deleted, or the broker came back empty?); create it with `codeq topics`",
-                w->c->worker_id, w->c->kafka.jobs_topic);
-    else
-        wrk_logx(WRK_LOG_INFO, "no_partitions", NULL, "worker %s: no partitions: %s has %d, none assigned to this member of group %s "
-                "(other members hold them, or the group is rebalancing)",
-                w->c->worker_id, w->c->kafka.jobs_topic, md->topics[0].partition_cnt,
-                w->c->group);
-    if (md) rd_kafka_metadata_destroy(md);
-    if (t) rd_kafka_topic_destroy(t);
-}
-
 static void report(wrk_worker *w, uint64_t *next)
 {
     uint64_t now = wrk_now_ms();
@@ -281,7 +258,7 @@ static void report(wrk_worker *w, uint64_t *next)
              "transactions (%lu aborted)",
              w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
              w->aborts);
-    if (w->nparts == 0) say_why_idle(w);
+    if (w->nparts == 0) wrk_idle_report(w);
 }
 
 /* Restarts a partition's fetch at offset `from`: first a seek; if that did not help, the
@@ -396,9 +373,9 @@ static int run(wrk_worker *w)
         wrk_slots_service(w, w->running ? 10 : 0);
         if (wrk_commit_due(w)) wrk_commit_send(w);
         backpressure(w, false);
+        wrk_idle_watch(w); /* before report: it says what the watch last saw */
         report(w, &next_report);
         watchdog(w, &next_watch);
-        wrk_idle_watch(w);
     }
     if (!w->fatal) shut_down(w);
     if (w->fatal) kill_all(w, w->why);

@@ -7,7 +7,9 @@
  * per partition. After IDLE_MS without partitions and without the group's committed offsets
  * moving while records wait, the member leaves and rejoins the group (a rebalance hands it
  * what no live member holds), and says so; rejoins back off (1, 2, 4 ... 30 min) so that a
- * backlog held by members busy with long jobs costs at most an occasional rebalance. */
+ * backlog held by members busy with long jobs costs at most an occasional rebalance. The
+ * status report of an idle worker (wrk_idle_report) says what the last check found, so being
+ * idle costs one metadata request per check, not one more per report. */
 #include <stdio.h>
 
 #include "wrk_worker.h"
@@ -17,20 +19,24 @@
 #define REJOIN_FIRST_MS 60000u
 #define REJOIN_MAX_MS 1800000u
 
-/* Records waiting in the jobs topic for the group, and the sum of its committed offsets. */
-static int backlog(wrk_worker *w, int64_t *waiting, int64_t *committed)
+/* The jobs topic's partitions on the cluster: 0 when it does not exist, -1 when the cluster
+ * cannot be asked (err says why). */
+static int topic_partitions(wrk_worker *w, rd_kafka_resp_err_t *err)
 {
     const rd_kafka_metadata_t *md = NULL;
     rd_kafka_topic_t *t = rd_kafka_topic_new(w->k, w->c->kafka.jobs_topic, NULL);
-    if (!t) return -1;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(w->k, 0, t, &md, 2000);
-    rd_kafka_topic_destroy(t);
-    if (e || md->topic_cnt < 1 || md->topics[0].err) {
-        if (md) rd_kafka_metadata_destroy(md);
-        return -1;
-    }
-    int n = md->topics[0].partition_cnt;
-    rd_kafka_metadata_destroy(md);
+    *err = t ? rd_kafka_metadata(w->k, 0, t, &md, 2000) : RD_KAFKA_RESP_ERR__FAIL;
+    int n = -1;
+    if (!*err) n = md->topic_cnt < 1 || md->topics[0].err ? 0 : md->topics[0].partition_cnt;
+    if (md) rd_kafka_metadata_destroy(md);
+    if (t) rd_kafka_topic_destroy(t);
+    return n;
+}
+
+/* Records waiting in the n partitions of the jobs topic for the group, and the sum of its
+ * committed offsets. */
+static int backlog(wrk_worker *w, int n, int64_t *waiting, int64_t *committed)
+{
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(n);
     for (int i = 0; i < n; i++) rd_kafka_topic_partition_list_add(l, w->c->kafka.jobs_topic, i);
     int rc = rd_kafka_committed(w->k, l, 5000) ? -1 : 0;
@@ -79,12 +85,15 @@ void wrk_idle_watch(wrk_worker *w)
     if (!s->since) {
         s->since = now;
         s->have = false;
+        s->next_check = 0; /* at once: wrk_idle_report speaks from this check */
         if (!s->backoff_ms) s->backoff_ms = REJOIN_FIRST_MS;
     }
     if (now < s->next_check) return;
     s->next_check = now + CHECK_MS;
     int64_t waiting, committed;
-    if (backlog(w, &waiting, &committed) < 0) return; /* cluster unreachable: not ours to fix */
+    s->partitions = topic_partitions(w, &s->topic_err);
+    if (s->partitions <= 0 || backlog(w, s->partitions, &waiting, &committed) < 0)
+        return; /* no topic, or the cluster unreachable: not ours to fix (wrk_idle_report says) */
     if (!s->have || committed != s->committed || waiting == 0) {
         s->have = true;
         s->committed = committed;
@@ -95,4 +104,24 @@ void wrk_idle_watch(wrk_worker *w)
         rejoin(w, waiting, now - s->since, now - s->moved_at);
         s->moved_at = now;
     }
+}
+
+void wrk_idle_report(const wrk_worker *w)
+{
+    const wrk_idle *s = &w->idle;
+    const char *id = w->c->worker_id, *topic = w->c->kafka.jobs_topic;
+    if (s->partitions < 0)
+        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL,
+                 "worker %s: no partitions; the cluster cannot be asked about %s: %s", id, topic,
+                 rd_kafka_err2str(s->topic_err));
+    else if (s->partitions == 0)
+        wrk_logx(WRK_LOG_WARN, "no_partitions", NULL,
+                 "worker %s: no partitions: the jobs topic %s does not exist on the cluster "
+                 "(deleted, or the broker came back empty?); create it with `codeq topics`",
+                 id, topic);
+    else
+        wrk_logx(WRK_LOG_INFO, "no_partitions", NULL,
+                 "worker %s: no partitions: %s has %d, none assigned to this member of group %s "
+                 "(other members hold them, or the group is rebalancing)",
+                 id, topic, s->partitions, w->c->group);
 }

@@ -20,6 +20,8 @@ typedef struct {
     uint64_t next_check, moved_at, rejoin_after;
     unsigned backoff_ms;
     int64_t committed;        /* sum of the group's committed offsets at the last check */
+    int partitions;           /* the jobs topic's at the last check; 0 none, -1 unreachable */
+    rd_kafka_resp_err_t topic_err; /* why it could not be asked */
     bool have;
     unsigned long rejoins;
 } wrk_idle;
@@ -102,6 +104,8 @@ void wrk_fault_tick(wrk_worker *w);
 
 /* wrk_idle.c: once per turn; rejoins the group when it is stuck without us (see the file). */
 void wrk_idle_watch(wrk_worker *w);
+/* Says why the worker has no partitions, from the watch's last look at the cluster. */
+void wrk_idle_report(const wrk_worker *w);
 /* wrk_consume.c: subscribes the consumer to the jobs topic. */
 int wrk_subscribe(wrk_worker *w, char *err, size_t errlen);
 

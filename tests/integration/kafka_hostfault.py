@@ -74,22 +74,10 @@ def http(port, path):
 def wait_serving(s, wid, limit=60):
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit:
-        log = (s.logdir / f"{wid}.log").read_text(errors="replace")
-        if "assigned partitions [" in log and "assigned partitions []" not in log.split("\n")[-2:]:
+        if "assigned partitions [" in (s.logdir / f"{wid}.log").read_text(errors="replace"):
             return True
         time.sleep(0.3)
     return False
-
-
-def wait_results(s, ids, limit):
-    t0 = time.monotonic()
-    got = []
-    while time.monotonic() - t0 < limit:
-        got = [r for r in s.read("results") if r["id"] in ids]
-        if len({r["id"] for r in got}) >= len(ids):
-            break
-        time.sleep(1)
-    return got
 
 
 def space_comes_back():
@@ -117,7 +105,7 @@ def space_comes_back():
         F.check(w.poll() is None, f"w1 exited while the work root was full ({w.returncode})")
         t0 = time.monotonic()
         unfill(root)
-        got = wait_results(s, set(ids), 90)
+        got = s.wait_results(ids, 90, every=1)
         took = time.monotonic() - t0
         print(f"{NAME}: space back: {len({r['id'] for r in got})} of {len(ids)} answered "
               f"{took:.1f} s after space came back; statuses {sorted({r['status'] for r in got})}",
@@ -147,12 +135,6 @@ def host_stays_broken():
                        "--host-fault-ms", "4000")
         well = s.start("well", "--isolation", "exec", "--slots", "2")
         F.check(wait_serving(s, "sick") and wait_serving(s, "well"), "the workers never got partitions")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # both must hold partitions before the jobs go in
-            logs = [(s.logdir / f"{w}.log").read_text(errors="replace") for w in ("sick", "well")]
-            if all("assigned partitions [" in l for l in logs):
-                break
-            time.sleep(0.5)
         fill(root)
         ids = [f"gone-{i}" for i in range(40)]
         s.produce_jobs([{"id": i, "code": f"print('{i}')"} for i in ids])
@@ -161,7 +143,7 @@ def host_stays_broken():
         except subprocess.TimeoutExpired:
             rc = None
         F.check(rc == 4, f"the worker with a full work root ended with {rc}, want 4 (gave up)")
-        got = wait_results(s, set(ids), 90)
+        got = s.wait_results(ids, 90, every=1)
         by = {}
         for r in got:
             by[r["worker"]] = by.get(r["worker"], 0) + 1

@@ -60,14 +60,9 @@ def topic_exists(brokers, t):
 
 
 def wait_results(s, ids, limit):
+    """{id: result} of ids and the seconds it took."""
     t0 = time.monotonic()
-    res = {}
-    while time.monotonic() - t0 < limit:
-        res = {r["id"]: r for r in s.read("results")}
-        if set(ids) <= set(res):
-            break
-        time.sleep(0.5)
-    return res, time.monotonic() - t0
+    return {r["id"]: r for r in s.wait_results(ids, limit)}, time.monotonic() - t0
 
 
 def check_refused(res, jid, topic, reason):

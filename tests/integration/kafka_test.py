@@ -88,6 +88,17 @@ class Setup:
         if p.returncode != 0:
             raise RuntimeError(f"kcat produce: {p.stderr}")
 
+    def wait_results(self, ids, limit, every=0.5):
+        """The committed results of ids (duplicates included, for the caller to count), once
+        every id has one or after limit seconds."""
+        ids, t0, got = set(ids), time.monotonic(), []
+        while time.monotonic() - t0 < limit:
+            got = [r for r in self.read("results") if r["id"] in ids]
+            if {r["id"] for r in got} >= ids:
+                break
+            time.sleep(every)
+        return got
+
     def read(self, kind):
         """Every committed record of a topic, as parsed JSON."""
         p = subprocess.run(["kcat", "-b", self.brokers, "-C", "-t", self.topics[kind], "-e", "-o", "beginning",

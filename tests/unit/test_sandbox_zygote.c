@@ -64,29 +64,48 @@ static void expect(const sbx_result *r, sbx_status want, const char *out)
         assert_string_equal(r->out.data, out);
 }
 
-/* The zygote of this process: our child named codeq-zygote (0 if none). */
-static pid_t zygote_pid(void)
+/* /proc/<pid>/stat of a /proc entry: its name (in parentheses there), state and parent;
+ * false when it is no process or gone. */
+static bool proc_stat(const char *pid, char *comm, size_t commlen, char *state, int *ppid)
+{
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *lp = strchr(buf, '('), *rp = strrchr(buf, ')'); /* the name may hold anything */
+    if (!lp || !rp || rp < lp || sscanf(rp + 2, "%c %d", state, ppid) != 2)
+        return false;
+    snprintf(comm, commlen, "%.*s", (int)(rp - lp - 1), lp + 1);
+    return true;
+}
+
+/* Up to max children of parent named comm (any name: NULL); returns how many. */
+static int children_of(pid_t parent, const char *comm, pid_t *out, int max)
 {
     DIR *d = opendir("/proc");
-    pid_t found = 0;
-    for (struct dirent *e; d && (e = readdir(d)) && !found;) {
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        char *rp = strrchr(buf, ')');
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
+        char name[64], state;
         int ppid;
-        if (strstr(buf, "(codeq-zygote)") && rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 &&
-            ppid == getpid())
-            found = (pid_t)atoi(e->d_name);
+        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) && ppid == parent &&
+            (!comm || !strcmp(name, comm)))
+            out[n++] = (pid_t)atoi(e->d_name);
     }
     if (d)
         closedir(d);
-    return found;
+    return n;
+}
+
+/* The zygote of this process: our child named codeq-zygote (0 if none). */
+static pid_t zygote_pid(void)
+{
+    pid_t z = 0;
+    children_of(getpid(), "codeq-zygote", &z, 1);
+    return z;
 }
 
 static void test_selfcheck(void **state)
@@ -448,30 +467,6 @@ static void test_respawn_after_kill(void **state)
     assert_true(z2 > 0 && z2 != z);
 }
 
-/* The children of pid (up to max), e.g. a zygote's job supervisors. */
-static int children_of(pid_t parent, pid_t *out, int max)
-{
-    DIR *d = opendir("/proc");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t k = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[k] = '\0';
-        char *rp = strrchr(buf, ')');
-        int ppid;
-        if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == parent)
-            out[n++] = (pid_t)atoi(e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* A zygote that stops answering once it has the job (it and its job supervisors stopped
  * right after the hand-over) ends the job internal_error within the wall limit plus the
  * grace, not a hang, and not unstarted: whether the job ran is unknown. */
@@ -492,7 +487,7 @@ static void test_wedged_zygote_times_out(void **state)
     assert_non_null(p);
     assert_false(sbx_done(p));
     pid_t kids[8];
-    int nk = children_of(z, kids, 8);
+    int nk = children_of(z, NULL, kids, 8); /* its job supervisors */
     assert_int_equal(kill(z, SIGSTOP), 0);
     for (int i = 0; i < nk; i++)
         kill(kids[i], SIGSTOP);
@@ -518,18 +513,13 @@ static void test_wedged_zygote_times_out(void **state)
 /* Waits up to ms for pid's state (/proc/<pid>/stat) to be `want`. */
 static bool wait_state(pid_t pid, char want, unsigned ms)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char id[16], name[64], state;
+    int ppid;
+    snprintf(id, sizeof id, "%d", (int)pid);
     for (uint64_t end = now_ms() + ms; now_ms() < end; usleep(1000)) {
-        char buf[512];
-        FILE *f = fopen(path, "r");
-        if (!f)
+        if (!proc_stat(id, name, sizeof name, &state, &ppid))
             return false;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        char *rp = strrchr(buf, ')');
-        if (rp && rp[1] == ' ' && rp[2] == want)
+        if (state == want)
             return true;
     }
     return false;
