@@ -9,9 +9,11 @@
  * Kernel work done in kworkers (e.g. a network namespace's deferred cleanup) is not in the
  * CPU column. Single-threaded, one job at a time.
  *
- *   build/sandbox_bench [-n 50] [-z] [-c CODE] [-p PRELOAD] [PROFILE...]
+ *   build/sandbox_bench [-n 50] [-z] [-c CODE] [-p PRELOAD] [-g POLICY] [PROFILE...]
  *       default profiles: full no-cgroup no-seccomp; -z: zygote mode; -p: the zygote's preload
- *       (comma-separated modules, e.g. numpy; default none)
+ *       (comma-separated modules, e.g. numpy; default none); -g: run every job under POLICY's
+ *       runtime guard as the worker does (strict, data or a file), and in zygote mode preload
+ *       the policy's modules unless -p says otherwise: the worker's own per-job path
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -22,7 +24,10 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "sandbox.h"
+#include "worker.h"
+
+static const char *guard; /* -g: the policy's runtime guard, every job's prelude */
+static size_t guard_len;
 
 /* CPU seconds of pid and its reaped children (utime, stime, cutime, cstime), or 0. */
 static double proc_cpu_s(long pid)
@@ -72,7 +77,8 @@ static int bench(const sbx_config *base, const char *profile, const char *code, 
 #ifndef SBX_BENCH_NO_PROFILE
     c.profile = profile;
 #endif
-    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench"};
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "bench",
+                 .prelude = guard, .prelude_len = guard_len};
     sbx_limits_default(&j.limits);
     double *t = calloc((size_t)n, sizeof *t);
     if (!t)
@@ -103,24 +109,50 @@ static int bench(const sbx_config *base, const char *profile, const char *code, 
     return 0;
 }
 
+/* The worker's own set-up (wrk_config_finish): the guard as every job's prelude, prepared
+ * once by the zygote, and unless -p, the policy's modules preloaded. */
+static int use_policy(sbx_config *c, const char *name)
+{
+    char err[256];
+    val_policy *p = val_policy_load(name, err, sizeof err); /* kept for the run */
+    if (!p) {
+        fprintf(stderr, "sandbox_bench: %s\n", err);
+        return -1;
+    }
+    static wrk_config w;
+    wrk_config_default(&w);
+    w.sandbox = *c;
+    w.policy = p;
+    wrk_config_finish(&w);
+    *c = w.sandbox;
+    guard = val_policy_guard(p, &guard_len);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int n = 50, opt;
     const char *code = "pass\n";
     sbx_config c;
     sbx_config_default(&c);
-    while ((opt = getopt(argc, argv, "n:zc:p:")) != -1) {
+    const char *policy = NULL;
+    while ((opt = getopt(argc, argv, "n:zc:p:g:")) != -1) {
         if (opt == 'p')
             c.zygote_preload = optarg;
+        else if (opt == 'g')
+            policy = optarg;
         else if (opt == 'z')
             c.isolation = "zygote";
         else if (opt == 'c')
             code = optarg;
         else if (opt != 'n' || (n = atoi(optarg)) < 1 || n > 100000) {
-            fprintf(stderr, "usage: sandbox_bench [-n N] [-z] [-c CODE] [-p PRELOAD] [PROFILE...]\n");
+            fprintf(stderr, "usage: sandbox_bench [-n N] [-z] [-c CODE] [-p PRELOAD] [-g POLICY] "
+                    "[PROFILE...]\n");
             return 2;
         }
     }
+    if (policy && use_policy(&c, policy) < 0)
+        return 2;
     static const char *const def[] = {"full", "no-cgroup", "no-seccomp"};
     int rc = 0;
     if (optind == argc)

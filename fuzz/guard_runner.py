@@ -61,8 +61,7 @@ def policy_of(guard_src):
     """The policy literal on the guard's first line (`_CODEQ_POLICY = {...}`): the oracle's
     lists are the policy's own, not a copy maintained here."""
     ns = {}
-    first = guard_src.split(b"\n_codeq_run", 1)[0]
-    exec(compile(first.split(b"\nimport ", 1)[0], "<policy>", "exec"), ns)
+    exec(compile(guard_src.split(b"\nimport ", 1)[0], "<policy>", "exec"), ns)
     return ns["_CODEQ_POLICY"]
 
 

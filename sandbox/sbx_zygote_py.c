@@ -62,10 +62,36 @@ static int sbx_zy_py_preload(const char *preload, char *why, size_t whylen)
     return 0;
 }
 
-/* The worker's prelude, compiled once (sbx_config.zygote_prelude); immutable, so sharing it
- * with every job leaks nothing from one job to the next. */
+/* The worker's prelude (sbx_config.zygote_prelude), compiled once and run once here with
+ * _CODEQ_PREPARE set: a guard prelude then leaves _CODEQ_START, the function that runs one
+ * job, and builds everything that does not depend on the job ahead (~1 ms a job would pay).
+ * Each job's process is a fork: what the preparation built is that process's own copy, and
+ * the zygote itself never runs a job, so nothing passes from one job to the next. A prelude
+ * that leaves no _CODEQ_START is run whole in each job, as in exec mode. */
 static char *sbx_zy_prelude_src;
 static PyObject *sbx_zy_prelude_code;
+static PyObject *sbx_zy_prelude_start;
+
+static int sbx_zy_py_prepare(void)
+{
+    PyObject *main = PyImport_AddModule("__main__"); /* borrowed */
+    PyObject *g = main ? PyModule_GetDict(main) : NULL;
+    PyObject *file = PyUnicode_FromString("/work/" SBX_PRELUDE_NAME);
+    int rc = g && file && PyDict_SetItemString(g, "__file__", file) == 0 &&
+             PyDict_SetItemString(g, "_CODEQ_PREPARE", Py_True) == 0 ? 0 : -1;
+    Py_XDECREF(file);
+    PyObject *r = rc == 0 ? PyEval_EvalCode(sbx_zy_prelude_code, g, g) : NULL;
+    Py_XDECREF(r);
+    if (!r)
+        return -1;
+    sbx_zy_prelude_start = PyDict_GetItemString(g, "_CODEQ_START"); /* borrowed */
+    Py_XINCREF(sbx_zy_prelude_start);
+    if (sbx_zy_prelude_start && PyDict_DelItemString(g, "_CODEQ_START") < 0)
+        return -1;
+    if (PyDict_GetItemString(g, "_CODEQ_PREPARE") && PyDict_DelItemString(g, "_CODEQ_PREPARE") < 0)
+        return -1;
+    return 0;
+}
 
 static int sbx_zy_py_prelude(const char *src, char *why, size_t whylen)
 {
@@ -76,6 +102,11 @@ static int sbx_zy_py_prelude(const char *src, char *why, size_t whylen)
     if (!sbx_zy_prelude_code || !sbx_zy_prelude_src) {
         PyErr_Clear();
         snprintf(why, whylen, SBX_PREFIX "zygote: the prelude does not compile");
+        return -1;
+    }
+    if (sbx_zy_py_prepare() < 0) {
+        PyErr_Print();
+        snprintf(why, whylen, SBX_PREFIX "zygote: preparing the prelude failed (see stderr)");
         return -1;
     }
     return 0;
@@ -280,11 +311,19 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, P
     Py_DECREF(argv);
     Py_DECREF(fname);
     bool prelude = strcmp(arg0, SBX_PRELUDE_NAME) == 0;
+    bool cached = sbx_zy_prelude_code && prelude && strcmp(src, sbx_zy_prelude_src) == 0;
+    if (cached && sbx_zy_prelude_start) { /* as the prelude's own `sys.exit(start(code))` */
+        PyObject *r = PyObject_CallOneArg(sbx_zy_prelude_start, job_code ? job_code : Py_None);
+        Py_XDECREF(job_code);
+        if (r)
+            PyErr_SetObject(PyExc_SystemExit, r);
+        Py_XDECREF(r);
+        return -1;
+    }
     if (job_code && prelude && PyDict_SetItemString(g, "_CODEQ_MAIN_CODE", job_code) < 0) {
         Py_DECREF(job_code);
         return -1;
     }
-    bool cached = sbx_zy_prelude_code && prelude && strcmp(src, sbx_zy_prelude_src) == 0;
     PyObject *code = job_code && !prelude ? Py_NewRef(job_code)
                      : cached ? Py_NewRef(sbx_zy_prelude_code)
                               : Py_CompileString(src, file, Py_file_input);
@@ -382,6 +421,11 @@ static void sbx_zy_py_run_main(sbx_proc *p)
     char *src = sbx_zy_py_read(p, arg0);
     if (!src)
         _exit(126);
+    if (sbx_zy_prelude_start && p->prelude && strcmp(src, sbx_zy_prelude_src) != 0) {
+        /* another guard in a process this zygote's guard already prepared (and patched) */
+        sbx_child_fail(p, 0, "zygote: the job's prelude is not the one this zygote prepared", NULL);
+        _exit(126);
+    }
     PyOS_AfterFork_Child();
     if (sbx_zy_py_reseed(p) < 0)
         _exit(126);

@@ -30,16 +30,21 @@ import types as _types
 
 
 def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names):
-    """(hook, positional_match, library_file) for the policy; job["main"] and job["code"]
-    are main.py's module and code object, set before the hook is installed."""
-    cwd = _os.path.realpath(_os.getcwd())
+    """(hook, positional_match, library_file, bind) for the policy; job["main"] and
+    job["code"] are main.py's module and code object, set before the hook is installed.
+    bind() reads the job's working directory and sys.path: the hook may be built ahead of the
+    job (a zygote prepares the guard once), so it is called when the job starts."""
+    cwd, read_roots, own_files = None, (), ()
 
     def under(path, root):
         return path == root or path.startswith(root + _os.sep)
 
-    paths = (_os.path.realpath(p) for p in _sys.path if isinstance(p, str) and p)
-    read_roots = tuple(r for r in paths if not under(r, cwd) and not under(cwd, r))
-    own_files = (_os.path.join(cwd, "main.py"), _os.path.join(cwd, "_codeq_prelude.py"))
+    def bind():
+        nonlocal cwd, read_roots, own_files
+        cwd = _os.path.realpath(_os.getcwd())
+        paths = (_os.path.realpath(p) for p in _sys.path if isinstance(p, str) and p)
+        read_roots = tuple(r for r in paths if not under(r, cwd) and not under(cwd, r))
+        own_files = (_os.path.join(cwd, "main.py"), _os.path.join(cwd, "_codeq_prelude.py"))
     write_flags = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
 
     def open_allowed(path, mode, flags):
@@ -191,4 +196,4 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")
 
-    return audit, positional_match, library_file
+    return audit, positional_match, library_file, bind

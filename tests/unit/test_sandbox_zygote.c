@@ -760,6 +760,99 @@ static void test_traceback_same_with_code_object(void **state)
     }
 }
 
+/* ---- the prelude prepared once --------------------------------------------------- */
+
+/* A prelude in the guard's shape that tells, in the job, whether its preparation ran in
+ * another process (the zygote) or in the job's own. */
+static const char prep_prelude[] =
+    "import os as _os, sys as _sys\n"
+    "_prepared_in = _os.getpid()\n"
+    "def _start(code):\n"
+    "    print('prepared ahead' if _prepared_in != _os.getpid() else 'prepared in the job')\n"
+    "    if code is None:\n"
+    "        code = compile(open('main.py').read(), 'main.py', 'exec')\n"
+    "    exec(code, {'__name__': '__main__'})\n"
+    "    return 0\n"
+    "_CODEQ_START = _start\n"
+    "if not globals().pop('_CODEQ_PREPARE', False):\n"
+    "    _sys.exit(_CODEQ_START(globals().pop('_CODEQ_MAIN_CODE', None)))\n";
+
+static void run_prelude(const sbx_config *cfg, const char *prelude, const char *src, sbx_result *r)
+{
+    sbx_job j = {.code = src, .code_len = strlen(src), .job_id = "prepared"};
+    sbx_limits_default(&j.limits);
+    j.prelude = prelude;
+    j.prelude_len = strlen(prelude);
+    sbx_run(cfg, &j, r);
+}
+
+/* A zygote given the prelude (sbx_config.zygote_prelude, as the worker gives it its guard)
+ * runs it once at start and each job calls the _CODEQ_START it left; exec mode, and a zygote
+ * without it, run it whole in the job. A job bringing another prelude to a zygote that
+ * prepared one is refused: the preparation may have patched modules for its own guard. */
+static void test_prelude_prepared_once(void **state)
+{
+    (void)state;
+    sbx_config prepared = g_cfg, exec_cfg = g_cfg;
+    prepared.zygote_prelude = prep_prelude;
+    exec_cfg.isolation = "exec";
+    sbx_result r;
+    run_prelude(&prepared, prep_prelude, "print(1)\n", &r);
+    expect(&r, SBX_OK, "prepared ahead\n1\n");
+    sbx_result_free(&r);
+    run_prelude(&g_cfg, prep_prelude, "print(1)\n", &r);
+    expect(&r, SBX_OK, "prepared in the job\n1\n");
+    sbx_result_free(&r);
+    run_prelude(&exec_cfg, prep_prelude, "print(1)\n", &r);
+    expect(&r, SBX_OK, "prepared in the job\n1\n");
+    sbx_result_free(&r);
+    size_t glen;
+    run_prelude(&prepared, guard(&glen), "print(1)\n", &r);
+    expect(&r, SBX_INTERNAL, NULL);
+    assert_non_null(strstr(r.message, "not the one this zygote prepared"));
+    sbx_result_free(&r);
+    sbx_zygote_shutdown();
+}
+
+/* The real guard, prepared by the zygote: same output, exit status, traceback and refusals
+ * as the guard run whole in exec mode. */
+static void test_guard_prepared_like_exec(void **state)
+{
+    (void)state;
+    size_t glen;
+    const char *g = guard(&glen);
+    sbx_config prepared = g_cfg, exec_cfg = g_cfg;
+    prepared.zygote_prelude = g;
+    exec_cfg.isolation = "exec";
+    static const char *const progs[] = {
+        "import sys\nprint('x')\nsys.exit(3)\n",
+        "import json\nprint(json.dumps({'a': [1, 2]}))\nraise SystemExit('bye')\n",
+        "def f(d):\n    return 1 / d\nprint(f(0))\n",
+        "import os\n",                                   /* refused by the import guard */
+        "print(open('/etc/passwd').read())\n",            /* open is not a builtin under strict */
+        "print(getattr(print, '__self__'))\n",           /* a denied attribute */
+        "import sys\nprint(type(sys.stdin.buffer.raw)('/etc/passwd').read())\n", /* audit hook */
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        sbx_result a, b;
+        run_prelude(&prepared, g, progs[i], &a);
+        run_prelude(&exec_cfg, g, progs[i], &b);
+        if (a.status != b.status || a.exit_code != b.exit_code ||
+            strcmp(a.out.data, b.out.data) != 0 || strcmp(a.err.data, b.err.data) != 0)
+            print_message("program %zu: prepared %s/%d [%s] [%s]\nexec %s/%d [%s] [%s]\n", i,
+                          sbx_status_name(a.status), a.exit_code, a.out.data, a.err.data,
+                          sbx_status_name(b.status), b.exit_code, b.out.data, b.err.data);
+        assert_int_equal(a.status, b.status);
+        assert_int_equal(a.exit_code, b.exit_code);
+        assert_string_equal(a.out.data, b.out.data);
+        assert_string_equal(a.err.data, b.err.data);
+        assert_true(a.exit_code != 0 || i == 1); /* each one fails, but for 1's message */
+        sbx_result_free(&a);
+        sbx_result_free(&b);
+    }
+    sbx_zygote_shutdown();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -795,6 +888,8 @@ int main(void)
         cmocka_unit_test(test_runs_the_code_object),
         cmocka_unit_test(test_code_object_refused),
         cmocka_unit_test(test_traceback_same_with_code_object),
+        cmocka_unit_test(test_prelude_prepared_once),
+        cmocka_unit_test(test_guard_prepared_like_exec),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

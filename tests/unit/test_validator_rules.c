@@ -373,7 +373,7 @@ static void test_guard_source(void **state) {
     assert_true(strncmp(g, "_CODEQ_POLICY = {\"name\": \"strict\", \"files\": \"none\"", 50) == 0);
     assert_non_null(strstr(g, "\"modules\": [\"__future__\", \"abc\""));
     assert_non_null(strstr(g, "\"sys\": [\"argv\""));
-    assert_non_null(strstr(g, "def _codeq_run(policy):"));
+    assert_non_null(strstr(g, "def _codeq_prepare(policy):"));
     /* It is Python the embedded interpreter compiles (run only inside the sandbox). */
     PyGILState_STATE gs = PyGILState_Ensure();
     PyObject *code = Py_CompileString(g, "_codeq_prelude.py", Py_file_input);
