@@ -208,8 +208,11 @@ static int sbx_fs_enter_init(sbx_proc *p)
     if (sbx_fs_skeleton(p) < 0 || sbx_fs_scratch(p) < 0 || sbx_fs_usr(p) < 0 || sbx_fs_dev(p) < 0 ||
         sbx_fs_stage(p) < 0)
         return -1;
-    if (umount2(".sbx", MNT_DETACH) < 0 || rmdir(".sbx") < 0)
-        return sbx_child_fail(p, errno, "remove .sbx", NULL);
+    /* Moved out of the new root into the old one, not unmounted: the old root's detach below
+     * takes it along, and every umount costs an expedited RCU grace period that concurrent
+     * jobs wait for one after another (perf: the main off-CPU wait of two jobs at once). */
+    if (mount(".sbx", p->fs_scratch, NULL, MS_MOVE, NULL) < 0 || rmdir(".sbx") < 0)
+        return sbx_child_fail(p, errno, "move .sbx out of the root", NULL);
     if (sbx_fs_mount(p, "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
                      "hidepid=2") < 0)
         return -1;

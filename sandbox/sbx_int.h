@@ -112,6 +112,7 @@ struct sbx_proc {
     char workdir[PATH_MAX];  /* host staging directory, empty until created: in/ out/ root/ */
     int workdir_lock;        /* its descriptor, flock()ed while the job lives (sbx_workdir.c) */
     char fs_in[PATH_MAX + 8], fs_out[PATH_MAX + 8], fs_root[PATH_MAX + 8];
+    char fs_scratch[PATH_MAX + 16]; /* where the init moves the job's scratch tmpfs out of its root */
 
     /* sbx_fs.c, sbx_files.c */
     char fs_passwd[256], fs_group[128], fs_tmpfs_opts[64];

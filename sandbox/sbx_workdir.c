@@ -167,8 +167,9 @@ static int sbx_workdir_prepare(sbx_proc *p)
     snprintf(p->fs_in, sizeof p->fs_in, "%s/in", p->workdir);
     snprintf(p->fs_out, sizeof p->fs_out, "%s/out", p->workdir);
     snprintf(p->fs_root, sizeof p->fs_root, "%s/root", p->workdir);
-    const char *dirs[] = {p->fs_in, p->fs_out, p->fs_root};
-    for (int i = 0; i < 3; i++)
+    snprintf(p->fs_scratch, sizeof p->fs_scratch, "%s/scratch", p->workdir);
+    const char *dirs[] = {p->fs_in, p->fs_out, p->fs_root, p->fs_scratch};
+    for (int i = 0; i < 4; i++)
         if (mkdir(dirs[i], 0700) < 0)
             return sbx_fail(p, errno, "mkdir(%s)", dirs[i]);
     if (p->prelude && sbx_workdir_write(p, SBX_PRELUDE_NAME, p->prelude, p->prelude_len) < 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The unit tests, the job cases (run_cases, both isolation modes), the validator suites
-# (validator_corpus, validator_guard) and, when CODEQ_TEST_BROKERS names a broker, the worker
-# suites kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq, under AddressSanitizer and
+# The unit tests, the job cases (run_cases, both isolation modes), the abuse suites (exec
+# mode), the validator suites (validator_corpus, validator_guard) and, when
+# CODEQ_TEST_BROKERS names a broker, the worker suites kafka_e2e, kafka_wedge, kafka_reply and
+# kafka_dlq, under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc). Any
 # sanitizer report stops the process that made it (halt_on_error), so the test fails; a
 # worker that leaks exits non-zero at its stop.
@@ -34,6 +35,16 @@ skipped=$( (grep -h '^\[  SKIPPED \] [a-z_]*$' build-asan/Testing/Temporary/Last
   sort -u | sed 's/.*\] //' | tr '\n' ' ')
 ctest --test-dir build-asan -R '^run_cases(_zygote)?$' --output-on-failure "$@" || rc=$?
 base=$(( $(date +%s) - start ))
+# The abuse suite (every hostile case) and its concurrency run, exec mode: the supervisor and
+# init that read a hostile job's output, artifacts and cgroup figures are codeq's instrumented
+# code. Not the *_zygote variants: there each job's processes are forks of the instrumented
+# zygote, whose ASan heap and shadow count against the job's own limits (the fork flood meets
+# its 128 MB memory limit, the fork bomb outlasts its wall limit), so those cases would test
+# ASan, not the sandbox; they run in the normal build. One at a time: their bounds are timed.
+t0=$(date +%s)
+CODEQ_TEST_SANITIZER=asan ctest --test-dir build-asan -R '^abuse(_concurrency)?$' \
+  --output-on-failure "$@" || rc=$?
+abuse=$(( $(date +%s) - t0 ))
 # Two at a time: the validator suites use the CPUs, the Kafka ones mostly wait on the broker
 # (RESOURCE_LOCK kafka keeps those apart). CODEQ_TEST_SANITIZER tells a suite that its
 # memory figures (kafka_wedge's peak RSS) mean nothing here; it says what it leaves out.
@@ -49,6 +60,7 @@ CODEQ_TEST_SANITIZER=asan ctest --test-dir build-asan -j2 -R "^($suites)\$" --ou
 more=$(( $(date +%s) - t1 ))
 echo "codeq: asan: skipped under ASan (each runs in the normal build): ${skipped:-none}" >&2
 echo "codeq: asan: unit tests and run_cases under ASan + UBSan, $base s" >&2
+echo "codeq: asan: abuse and abuse_concurrency (exec mode) under ASan + UBSan, $abuse s" >&2
 echo "codeq: asan: validator_corpus, validator_guard under ASan + UBSan, with kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq $kafka: $more s" >&2
 [ -n "${CODEQ_TEST_BROKERS:-}" ] ||
   echo "codeq: asan: SKIPPED under ASan: kafka_e2e, kafka_wedge, kafka_reply, kafka_dlq (no broker)" >&2

@@ -200,7 +200,8 @@ static void test_fs_view(void **state)
            " '/etc/alternatives')))\n"
            "print(os.getcwd(), os.environ['HOME'], oct(os.stat('/work').st_mode & 0o777),"
            " os.stat('/work').st_uid == os.getuid(), os.listdir('/tmp'))\n"
-           "print(open('/etc/passwd').read().split(':')[0], len(open('/dev/urandom', 'rb').read(9)))\n",
+           "print(open('/etc/passwd').read().split(':')[0], len(open('/dev/urandom', 'rb').read(9)))\n"
+           "print(sorted(l.split()[4] for l in open('/proc/self/mountinfo')))\n",
            "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr', 'work']\n"
            "['alternatives', 'group', 'hostname', 'passwd'] ['fd', 'full', 'null', 'random', 'shm', 'stderr', "
            "'stdin', 'stdout', 'urandom', 'zero']\n"
@@ -210,7 +211,9 @@ static void test_fs_view(void **state)
            "/proc/x No such file or directory\n"
            "[('/', 'ro'), ('/dev', 'ro'), ('/etc/alternatives', 'ro'), ('/proc', 'ro'), ('/usr', 'ro'),"
            " ('/work', 'rw')]\n"
-           "/work /work 0o700 True ['t']\nroot 9\n");
+           "/work /work 0o700 True ['t']\nroot 9\n"
+           /* every mount the job has: the scratch tmpfs the binds come from is not one */
+           "['/', '/dev', '/dev/shm', '/etc/alternatives', '/proc', '/tmp', '/usr', '/work']\n");
 }
 
 static void test_tmpfs_full(void **state)
