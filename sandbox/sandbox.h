@@ -152,8 +152,12 @@ typedef struct {
      * none. */
     const char *zygote_preload;
     /* The prelude every job of this worker carries (the policy's runtime guard): the zygote
-     * compiles it once, and a job whose prelude is byte-identical runs that code object
-     * instead of compiling its own copy (~4 ms). NULL: none. Must outlive the config. */
+     * compiles it once and runs it once with the global _CODEQ_PREPARE set; a prelude that
+     * then leaves _CODEQ_START (the guard does) has prepared what does not depend on the job,
+     * and each job with a byte-identical prelude calls _CODEQ_START(code object or None)
+     * instead of running the prelude. A job with another prelude is refused by such a zygote.
+     * A zygote prelude must run nothing job-specific when _CODEQ_PREPARE is set. NULL: none.
+     * Must outlive the config. */
     const char *zygote_prelude;
     unsigned zygote_max_jobs;   /* restart a zygote after this many jobs; default 1000 */
     unsigned zygote_max_age_s;  /* ... or after this many seconds; default 600 */
