@@ -311,8 +311,9 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, P
     Py_DECREF(argv);
     Py_DECREF(fname);
     bool prelude = strcmp(arg0, SBX_PRELUDE_NAME) == 0;
-    bool cached = sbx_zy_prelude_code && prelude && strcmp(src, sbx_zy_prelude_src) == 0;
-    if (cached && sbx_zy_prelude_start) { /* as the prelude's own `sys.exit(start(code))` */
+    if (prelude && sbx_zy_prelude_start) {
+        /* The prepared prelude (sbx_zy_py_run_main refused any other), as its own
+         * `sys.exit(start(code))`: its source is compared once per job, there. */
         PyObject *r = PyObject_CallOneArg(sbx_zy_prelude_start, job_code ? job_code : Py_None);
         Py_XDECREF(job_code);
         if (r)
@@ -320,6 +321,7 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, P
         Py_XDECREF(r);
         return -1;
     }
+    bool cached = sbx_zy_prelude_code && prelude && strcmp(src, sbx_zy_prelude_src) == 0;
     if (job_code && prelude && PyDict_SetItemString(g, "_CODEQ_MAIN_CODE", job_code) < 0) {
         Py_DECREF(job_code);
         return -1;
