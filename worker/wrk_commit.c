@@ -300,11 +300,21 @@ static int init_txn(wrk_committer *cm, int tries, char *err, size_t errlen)
     }
 }
 
+/* Not fatal: without it the first records only wait for librdkafka's topic scan. */
+static void warm(wrk_committer *cm)
+{
+    char err[512];
+    if (wrk_publish_warm(cm->p, cm->c, err, sizeof err) < 0)
+        wrk_logx(WRK_LOG_WARN, "producer_warm", NULL,
+                 "worker: %s; the first results may wait up to 1 s", err);
+}
+
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen)
 {
     cm->c = c;
-    if (!(cm->p = new_producer(cm, err, errlen))) return -1;
-    return init_txn(cm, 10, err, errlen);
+    if (!(cm->p = new_producer(cm, err, errlen)) || init_txn(cm, 10, err, errlen) < 0) return -1;
+    warm(cm);
+    return 0;
 }
 
 /* A new producer in place of one with a fatal error that is not ours to die of. */
@@ -328,6 +338,7 @@ static void rebuild(wrk_committer *cm)
         set_fatal(cm, "producer", err);
         return;
     }
+    warm(cm);
     cm->broken = false;
     wrk_logx(WRK_LOG_INFO, "producer_rebuilt", NULL, "worker: new producer ready");
 }

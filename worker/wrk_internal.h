@@ -113,6 +113,10 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
                             const char *why, const wrk_outcome *o, wrk_delivery *d,
                             void *opaque, char *err, size_t errlen);
+/* Asks the broker once about the results, audit and dead-letter topics so that the first
+ * records for them go at once; -1 with err when it did not answer (they then wait for
+ * librdkafka's own scan, up to 1 s). */
+int wrk_publish_warm(rd_kafka_t *p, const wrk_config *c, char *err, size_t errlen);
 /* Whether a produce or delivery error belongs to the record rather than to the worker. */
 bool wrk_publish_record_error(rd_kafka_resp_err_t e);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */

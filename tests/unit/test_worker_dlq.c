@@ -2,7 +2,8 @@
  * goes to the dead-letter topic keeps its value, its key and its headers, and gets codeq's
  * reason and origin headers after them, so its owner can find it by key and replay it. One
  * too large for the record budget is cut to fit, the cut said with the original's size and
- * sha256; after the broker refused one, the next is cut to 16 kB. */
+ * sha256; after the broker refused one, the next is cut to 16 kB. And wrk_publish_warm: the
+ * worker's own topics are known to a new producer before its first record for them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -187,12 +188,98 @@ static void test_dead_letter_refused_cut_small(void **st)
     cut_case(997952, true, 16384);
 }
 
+/* Counts the partitioner's calls: librdkafka partitions a record inside producev only when it
+ * already knows the topic's partitions; a record for a topic it has not met waits unpartitioned
+ * for the next metadata (its topic scan: up to 1 s), and the partitioner is not called. */
+static int partitioned;
+
+static int32_t count_partitioner(const rd_kafka_topic_t *rkt, const void *key, size_t keylen,
+                                 int32_t partitions, void *rkt_opaque, void *msg_opaque)
+{
+    (void)rkt, (void)key, (void)keylen, (void)rkt_opaque, (void)msg_opaque;
+    partitioned++;
+    return partitions > 0 ? 0 : RD_KAFKA_PARTITION_UA;
+}
+
+static void topics_config(wrk_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    wrk_kafka_opts_default(&cfg->kafka);
+    cfg->kafka.results_topic = "results";
+    cfg->kafka.audit_topic = "audit";
+    cfg->kafka.dlq_topic = "dlq";
+}
+
+/* A new producer (warmed or not), then one keyed record (as all of the worker's are: keyless
+ * ones are placed without the partitioner) to each of the worker's topics at once: how many
+ * were partitioned inside producev. */
+static int first_records_partitioned(const char *boot, bool warm)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    assert_int_equal(rd_kafka_conf_set(conf, "bootstrap.servers", boot, errbuf, sizeof errbuf),
+                     RD_KAFKA_CONF_OK);
+    rd_kafka_conf_set(conf, "log_level", "3", errbuf, sizeof errbuf);
+    rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+    rd_kafka_topic_conf_set_partitioner_cb(tc, count_partitioner);
+    rd_kafka_conf_set_default_topic_conf(conf, tc);
+    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errbuf, sizeof errbuf);
+    assert_non_null(p);
+    wrk_config cfg;
+    topics_config(&cfg);
+    char err[256];
+    if (warm) assert_int_equal(wrk_publish_warm(p, &cfg, err, sizeof err), 0);
+    partitioned = 0;
+    const char *topics[] = {"results", "audit", "dlq"};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC(topics[i]),
+                                           RD_KAFKA_V_KEY("job-1", 5), RD_KAFKA_V_VALUE("x", 1),
+                                           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+                         0);
+    int n = partitioned;
+    assert_int_equal(rd_kafka_flush(p, 10000), 0);
+    rd_kafka_destroy(p);
+    return n;
+}
+
+static void test_warm_topics_known_before_first_record(void **st)
+{
+    (void)st;
+    rd_kafka_t *mrk = client(RD_KAFKA_PRODUCER, "");
+    rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new(mrk, 1);
+    assert_non_null(mc);
+    const char *boot = rd_kafka_mock_cluster_bootstraps(mc);
+    assert_int_equal(rd_kafka_mock_topic_create(mc, "results", 4, 1), 0);
+    assert_int_equal(rd_kafka_mock_topic_create(mc, "audit", 4, 1), 0);
+    assert_int_equal(rd_kafka_mock_topic_create(mc, "dlq", 1, 1), 0);
+    /* the control: not warmed, none of the three can be partitioned yet */
+    assert_int_equal(first_records_partitioned(boot, false), 0);
+    assert_int_equal(first_records_partitioned(boot, true), 3);
+    rd_kafka_mock_cluster_destroy(mc);
+    rd_kafka_destroy(mrk);
+}
+
+/* No broker answers: an error naming the topics, in bounded time. */
+static void test_warm_without_broker(void **st)
+{
+    (void)st;
+    rd_kafka_t *p = client(RD_KAFKA_PRODUCER, "127.0.0.1:1");
+    wrk_config cfg;
+    topics_config(&cfg);
+    char err[256] = "";
+    assert_int_equal(wrk_publish_warm(p, &cfg, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "metadata of results, audit, dlq"));
+    rd_kafka_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_letter_keeps_key_and_headers),
         cmocka_unit_test(test_dead_letter_cut_to_budget),
         cmocka_unit_test(test_dead_letter_refused_cut_small),
+        cmocka_unit_test(test_warm_topics_known_before_first_record),
+        cmocka_unit_test(test_warm_without_broker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
