@@ -176,6 +176,11 @@ extern const char *const sbx_isolations[];
 int sbx_zygote_serve(int argc, char **argv);
 /* Ends this process's zygotes (tests, shutdown); the next zygote job starts a fresh one. */
 void sbx_zygote_shutdown(void);
+/* Zygote mode: starts n zygotes for c now without waiting for them, so that their start
+ * (interpreter, preloads, prelude) overlaps the caller's own; the first jobs take them and
+ * wait only for what is left. Idle ones for c count towards n. 0, or -1 with err (the binary
+ * cannot be started); nothing in exec mode. */
+int sbx_zygote_prestart(const sbx_config *c, unsigned n, char *err, size_t errlen);
 /* Zygotes this process has started so far (any thread may read it). */
 unsigned long sbx_zygote_starts(void);
 /* Profile names known to this build, NULL-terminated. */

@@ -194,6 +194,7 @@ extern const sbx_inproc_hooks *sbx_inproc;
 
 /* sbx_zygote.c: the worker's side of a zygote job (sbx_proc.c calls these when zy is set). */
 int sbx_zygote_start(sbx_proc *p, const sbx_config *c, const sbx_job *job);
+int sbx_zygote_ahead(sbx_proc *p, const sbx_config *c, unsigned n);
 int sbx_zygote_pollfd(const sbx_proc *p);
 void sbx_zygote_service(sbx_proc *p);
 void sbx_zygote_kill(sbx_proc *p, const char *why);

@@ -375,6 +375,26 @@ void sbx_run(const sbx_config *c, const sbx_job *job, sbx_result *out)
     sbx_finish(p, out);
 }
 
+int sbx_zygote_prestart(const sbx_config *c, unsigned n, char *err, size_t errlen)
+{
+    /* an empty job only so that the configuration is resolved as a job's would be */
+    sbx_job none = {.job_id = "prestart"};
+    sbx_limits_default(&none.limits);
+    sbx_proc *p = sbx_proc_new();
+    if (!p) {
+        snprintf(err, errlen, SBX_PREFIX "zygote prestart: out of memory");
+        return -1;
+    }
+    int rc = sbx_proc_accept(p, c, &none);
+    if (rc == 0 && p->remote)
+        rc = sbx_zygote_ahead(p, c, n);
+    if (rc < 0)
+        snprintf(err, errlen, "%s", p->res.message);
+    sbx_result_free(&p->res);
+    free(p);
+    return rc;
+}
+
 void sbx_result_free(sbx_result *r)
 {
     free(r->out.data);

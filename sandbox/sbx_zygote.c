@@ -12,6 +12,8 @@
  * One job per zygote at a time; a second concurrent job gets a second zygote. A zygote is
  * retired after zygote_max_jobs jobs or zygote_max_age_s seconds (a fresh exec: new ASLR
  * layout, new hash secret), and a dead one (EOF on its socket) is replaced on next use.
+ * sbx_zygote_ahead starts zygotes without waiting for them: their interpreters and preloads
+ * come up while the worker joins its group, and the first job waits only for what is left.
  */
 #include "sbx_int.h"
 
@@ -37,11 +39,15 @@ struct sbx_zy {
     pid_t pid;
     int pidfd, sock;
     bool busy;
+    bool ready;   /* its "ready" was read; a zygote started ahead is not, until taken */
     unsigned jobs, max_jobs;
     uint64_t born_ms, max_age_ms;
     uint32_t seq;
+    unsigned start_ms; /* how long its start may take (sbx_config.zygote_start_ms) */
     char key[PATH_MAX + 512]; /* the configuration it serves */
 };
+
+static void sbx_zy_full(const sbx_proc *p, const sbx_config *c, sbx_config *full_out);
 
 static struct sbx_zy *sbx_zy_pool[SBX_ZY_MAX];
 static pthread_mutex_t sbx_zy_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -165,7 +171,7 @@ unsigned long sbx_zygote_starts(void)
     return sbx_zy_starts;
 }
 
-static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char *key)
+static struct sbx_zy *sbx_zy_launch(sbx_proc *p, const sbx_config *c, const char *key)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -188,11 +194,23 @@ static struct sbx_zy *sbx_zy_spawn(sbx_proc *p, const sbx_config *c, const char 
                          .max_jobs = c->zygote_max_jobs ? c->zygote_max_jobs : 1000,
                          .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600)};
     snprintf(z->key, sizeof z->key, "%s", key);
-    if (sbx_zy_wait_ready(p, z, c->zygote_start_ms) < 0) {
+    z->start_ms = c->zygote_start_ms;
+    sbx_zy_starts++;
+    return z;
+}
+
+/* A launched zygote once it said ready; NULL (and z retired) if it did not in time. */
+static struct sbx_zy *sbx_zy_readied(sbx_proc *p, struct sbx_zy *z)
+{
+    if (!z || z->ready)
+        return z;
+    unsigned waited = (unsigned)(sbx_now_ms() - z->born_ms);
+    unsigned bound = z->start_ms ? z->start_ms : SBX_ZY_READY_MS;
+    if (sbx_zy_wait_ready(p, z, waited < bound ? bound - waited : 1) < 0) {
         sbx_zy_retire(z, false);
         return NULL;
     }
-    sbx_zy_starts++;
+    z->ready = true;
     return z;
 }
 
@@ -228,9 +246,17 @@ static sbx_zy_fate sbx_zy_usable(struct sbx_zy *z, const char *key)
     if (strcmp(z->key, key) != 0)
         return SBX_ZY_RETIRE;
     struct pollfd f = {.fd = z->sock, .events = POLLIN};
-    if (poll(&f, 1, 0) != 0 || z->jobs >= z->max_jobs || sbx_now_ms() - z->born_ms >= z->max_age_ms)
+    if ((z->ready && poll(&f, 1, 0) != 0) || z->jobs >= z->max_jobs || sbx_now_ms() - z->born_ms >= z->max_age_ms)
         return SBX_ZY_RETIRE;
     return sbx_zy_runnable(z->pid) ? SBX_ZY_KEEP : SBX_ZY_KILL;
+}
+
+static int sbx_zy_pool_free(void)
+{
+    for (int i = 0; i < SBX_ZY_MAX; i++)
+        if (!sbx_zy_pool[i])
+            return i;
+    return -1;
 }
 
 /* Takes an idle zygote for this configuration, replacing worn-out or dead ones. */
@@ -240,7 +266,7 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
     sbx_zy_key(c, key, sizeof key);
     pthread_mutex_lock(&sbx_zy_mu);
     struct sbx_zy *z = NULL;
-    int free_at = -1;
+    int free_at = -1, at = -1;
     for (int i = 0; i < SBX_ZY_MAX && !z; i++) {
         struct sbx_zy *q = sbx_zy_pool[i];
         sbx_zy_fate fate = q && !q->busy ? sbx_zy_usable(q, key) : SBX_ZY_KEEP;
@@ -251,16 +277,52 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
         if (!q && free_at < 0)
             free_at = i;
         if (q && !q->busy)
-            z = q;
+            z = q, at = i;
     }
-    if (!z && free_at < 0)
+    if (z) {
+        /* one started ahead: its failure to come up is this job's, as a fresh one's would be */
+        sbx_zy_pool[at] = NULL;
+        if ((z = sbx_zy_readied(p, z)))
+            sbx_zy_pool[at] = z;
+    } else if (free_at < 0) {
         sbx_fail(p, EAGAIN, "all %d zygotes busy", SBX_ZY_MAX);
-    else if (!z && (z = sbx_zy_spawn(p, c, key)))
+    } else if ((z = sbx_zy_readied(p, sbx_zy_launch(p, c, key)))) {
         sbx_zy_pool[free_at] = z;
+    }
     if (z)
         z->busy = true;
     pthread_mutex_unlock(&sbx_zy_mu);
     return z;
+}
+
+/* Zygote mode: n zygotes for c, launched now and not waited for; they count as idle ones
+ * of the pool and the jobs that take them wait for their "ready". Those already idle for c
+ * count towards n. */
+int sbx_zygote_ahead(sbx_proc *p, const sbx_config *c, unsigned n)
+{
+    sbx_config full;
+    sbx_zy_full(p, c, &full);
+    char key[sizeof ((struct sbx_zy *)0)->key];
+    sbx_zy_key(&full, key, sizeof key);
+    pthread_mutex_lock(&sbx_zy_mu);
+    unsigned have = 0;
+    for (int i = 0; i < SBX_ZY_MAX; i++)
+        if (sbx_zy_pool[i] && !sbx_zy_pool[i]->busy && !strcmp(sbx_zy_pool[i]->key, key))
+            have++;
+    int rc = 0;
+    for (; have < n; have++) {
+        int at = sbx_zy_pool_free();
+        if (at < 0)
+            break; /* a full pool is not an error: jobs start zygotes as they need them */
+        struct sbx_zy *z = sbx_zy_launch(p, &full, key);
+        if (!z) {
+            rc = -1;
+            break;
+        }
+        sbx_zy_pool[at] = z;
+    }
+    pthread_mutex_unlock(&sbx_zy_mu);
+    return rc;
 }
 
 /* Hands z back to the pool, or retires it when it can no longer be trusted. */
@@ -295,7 +357,9 @@ void sbx_zygote_shutdown(void)
 
 static void sbx_zy_done(sbx_proc *p, bool broken);
 
-static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
+/* The configuration a zygote is started with: the caller's, with what sbx_proc_accept
+ * resolved (defaults, the profile) filled in, so that equal settings make equal keys. */
+static void sbx_zy_full(const sbx_proc *p, const sbx_config *c, sbx_config *full_out)
 {
     sbx_config full;
     sbx_config_default(&full);
@@ -311,6 +375,13 @@ static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     full.cgroup_parent = p->cgroup_parent;
     full.uid_base = p->uid_base;
     full.uid_count = p->uid_count;
+    *full_out = full;
+}
+
+static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
+{
+    sbx_config full;
+    sbx_zy_full(p, c, &full);
     char why[256];
     int fd = sbx_wire_put_job(job, why, sizeof why);
     if (fd < 0)

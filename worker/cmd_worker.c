@@ -352,6 +352,11 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = s.worker_id ? s.worker_id : wid;
+    /* One zygote per slot starts now and comes up while the validator, the self-check (which
+     * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
+     * needs a zygote, fails with the reason. */
+    if (sbx_zygote_prestart(&c.sandbox, (unsigned)c.slots, err, sizeof err) < 0)
+        wrk_logx(WRK_LOG_WARN, "zygote_prestart", NULL, "%s", err);
     /* Fail at start-up, not on the first job: the validator must be usable. */
     val_report warm = {0};
     if (val_init(err, sizeof err) < 0 ||

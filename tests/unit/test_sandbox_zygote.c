@@ -624,6 +624,103 @@ static void test_concurrent_timeout_and_kill(void **state)
         sbx_result_free(&r[i]);
 }
 
+/* ---- zygotes started ahead ---------------------------------------------------------- */
+
+/* Two jobs at once on g_cfg, both print(n): both ok. */
+static void run_two_at_once(void)
+{
+    sbx_proc *p[2];
+    for (int i = 0; i < 2; i++) {
+        static const char *const code[] = {"print(10)\n", "print(11)\n"};
+        sbx_job j = {.code = code[i], .code_len = strlen(code[i]), .job_id = "ahead"};
+        sbx_limits_default(&j.limits);
+        p[i] = sbx_start(&g_cfg, &j);
+        assert_non_null(p[i]);
+    }
+    uint64_t t0 = now_ms();
+    while ((!sbx_done(p[0]) || !sbx_done(p[1])) && now_ms() - t0 < 30000) {
+        struct pollfd fds[8];
+        int n = sbx_pollfds(p[0], fds, 4);
+        n += sbx_pollfds(p[1], fds + n, 4);
+        poll(fds, (nfds_t)n, 100);
+        sbx_service(p[0]);
+        sbx_service(p[1]);
+    }
+    sbx_result r[2];
+    sbx_finish(p[0], &r[0]);
+    sbx_finish(p[1], &r[1]);
+    expect(&r[0], SBX_OK, "10\n");
+    expect(&r[1], SBX_OK, "11\n");
+    sbx_result_free(&r[0]);
+    sbx_result_free(&r[1]);
+}
+
+/* sbx_zygote_prestart launches the zygotes at once and returns without waiting for them;
+ * the jobs that follow take them instead of starting their own. */
+static void test_prestart_taken_by_jobs(void **state)
+{
+    (void)state;
+    sbx_zygote_shutdown();
+    unsigned long starts = sbx_zygote_starts();
+    char err[256] = "";
+    assert_int_equal(sbx_zygote_prestart(&g_cfg, 2, err, sizeof err), 0);
+    assert_int_equal(sbx_zygote_starts(), starts + 2);
+    pid_t kids[8];
+    assert_int_equal(children_of(getpid(), "codeq-zygote", kids, 8), 2);
+    /* idle ones for the same configuration count: nothing more is started */
+    assert_int_equal(sbx_zygote_prestart(&g_cfg, 2, err, sizeof err), 0);
+    assert_int_equal(sbx_zygote_starts(), starts + 2);
+    run_two_at_once();
+    assert_int_equal(sbx_zygote_starts(), starts + 2);
+    pid_t after[8];
+    assert_int_equal(children_of(getpid(), "codeq-zygote", after, 8), 2);
+    assert_true((after[0] == kids[0] && after[1] == kids[1]) ||
+                (after[0] == kids[1] && after[1] == kids[0]));
+    /* another configuration does not take them */
+    sbx_config other = g_cfg;
+    other.zygote_max_jobs = 7;
+    sbx_result r;
+    sbx_job j = {.code = "print(3)\n", .code_len = 9, .job_id = "ahead-other"};
+    sbx_limits_default(&j.limits);
+    sbx_run(&other, &j, &r);
+    expect(&r, SBX_OK, "3\n");
+    sbx_result_free(&r);
+    assert_int_equal(sbx_zygote_starts(), starts + 3);
+    sbx_zygote_shutdown();
+}
+
+/* A zygote started ahead that never comes up fails the job that takes it, with the reason and
+ * as unstarted (its code never ran); the next job starts a good one. A binary that cannot be
+ * started at all is the prestart's own error. */
+static void test_prestart_failures(void **state)
+{
+    (void)state;
+    sbx_zygote_shutdown();
+    char err[256] = "";
+    sbx_config bad = g_cfg;
+    bad.zygote_path = "/nonexistent/codeq-zygote";
+    assert_int_equal(sbx_zygote_prestart(&bad, 1, err, sizeof err), -1);
+    print_message("missing binary: %s\n", err);
+    assert_non_null(strstr(err, "/nonexistent/codeq-zygote"));
+
+    sbx_config dud = g_cfg;
+    dud.zygote_path = "/bin/true"; /* starts, exits without a word */
+    assert_int_equal(sbx_zygote_prestart(&dud, 1, err, sizeof err), 0);
+    sbx_result r;
+    sbx_job j = {.code = "print(4)\n", .code_len = 9, .job_id = "ahead-dud"};
+    sbx_limits_default(&j.limits);
+    sbx_run(&dud, &j, &r);
+    print_message("dud: %s\n", r.message);
+    expect(&r, SBX_INTERNAL, NULL);
+    assert_true(r.unstarted);
+    assert_non_null(strstr(r.message, "start-up failed"));
+    sbx_result_free(&r);
+    run("print(5)\n", 0, &r);
+    expect(&r, SBX_OK, "5\n");
+    sbx_result_free(&r);
+    sbx_zygote_shutdown();
+}
+
 /* ---- parse once -------------------------------------------------------------------- */
 
 static const char *guard(size_t *len)
@@ -885,6 +982,8 @@ int main(void)
         cmocka_unit_test(test_stopped_zygote_replaced),
         cmocka_unit_test(test_restart_after_max_jobs),
         cmocka_unit_test(test_concurrent_timeout_and_kill),
+        cmocka_unit_test(test_prestart_taken_by_jobs),
+        cmocka_unit_test(test_prestart_failures),
         cmocka_unit_test(test_runs_the_code_object),
         cmocka_unit_test(test_code_object_refused),
         cmocka_unit_test(test_traceback_same_with_code_object),
