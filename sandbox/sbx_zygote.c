@@ -43,11 +43,8 @@ struct sbx_zy {
     unsigned jobs, max_jobs;
     uint64_t born_ms, max_age_ms;
     uint32_t seq;
-    unsigned start_ms; /* how long its start may take (sbx_config.zygote_start_ms) */
     char key[PATH_MAX + 512]; /* the configuration it serves */
 };
-
-static void sbx_zy_full(const sbx_proc *p, const sbx_config *c, sbx_config *full_out);
 
 static struct sbx_zy *sbx_zy_pool[SBX_ZY_MAX];
 static pthread_mutex_t sbx_zy_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -194,18 +191,18 @@ static struct sbx_zy *sbx_zy_launch(sbx_proc *p, const sbx_config *c, const char
                          .max_jobs = c->zygote_max_jobs ? c->zygote_max_jobs : 1000,
                          .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600)};
     snprintf(z->key, sizeof z->key, "%s", key);
-    z->start_ms = c->zygote_start_ms;
     sbx_zy_starts++;
     return z;
 }
 
-/* A launched zygote once it said ready; NULL (and z retired) if it did not in time. */
-static struct sbx_zy *sbx_zy_readied(sbx_proc *p, struct sbx_zy *z)
+/* A launched zygote once it said ready within start_ms of its launch; NULL (and z retired)
+ * if it did not. */
+static struct sbx_zy *sbx_zy_readied(sbx_proc *p, struct sbx_zy *z, unsigned start_ms)
 {
     if (!z || z->ready)
         return z;
     unsigned waited = (unsigned)(sbx_now_ms() - z->born_ms);
-    unsigned bound = z->start_ms ? z->start_ms : SBX_ZY_READY_MS;
+    unsigned bound = start_ms ? start_ms : SBX_ZY_READY_MS;
     if (sbx_zy_wait_ready(p, z, waited < bound ? bound - waited : 1) < 0) {
         sbx_zy_retire(z, false);
         return NULL;
@@ -246,7 +243,9 @@ static sbx_zy_fate sbx_zy_usable(struct sbx_zy *z, const char *key)
     if (strcmp(z->key, key) != 0)
         return SBX_ZY_RETIRE;
     struct pollfd f = {.fd = z->sock, .events = POLLIN};
-    if ((z->ready && poll(&f, 1, 0) != 0) || z->jobs >= z->max_jobs || sbx_now_ms() - z->born_ms >= z->max_age_ms)
+    /* a zygote started ahead has its "ready" waiting there: not a sign of trouble */
+    bool unexpected = z->ready && poll(&f, 1, 0) != 0;
+    if (unexpected || z->jobs >= z->max_jobs || sbx_now_ms() - z->born_ms >= z->max_age_ms)
         return SBX_ZY_RETIRE;
     return sbx_zy_runnable(z->pid) ? SBX_ZY_KEEP : SBX_ZY_KILL;
 }
@@ -280,19 +279,38 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
             z = q, at = i;
     }
     if (z) {
-        /* one started ahead: its failure to come up is this job's, as a fresh one's would be */
-        sbx_zy_pool[at] = NULL;
-        if ((z = sbx_zy_readied(p, z)))
-            sbx_zy_pool[at] = z;
+        /* one started ahead that never came up (retired): this job's failure, as a fresh
+         * one's would be */
+        if (!(z = sbx_zy_readied(p, z, c->zygote_start_ms)))
+            sbx_zy_pool[at] = NULL;
     } else if (free_at < 0) {
         sbx_fail(p, EAGAIN, "all %d zygotes busy", SBX_ZY_MAX);
-    } else if ((z = sbx_zy_readied(p, sbx_zy_launch(p, c, key)))) {
+    } else if ((z = sbx_zy_readied(p, sbx_zy_launch(p, c, key), c->zygote_start_ms))) {
         sbx_zy_pool[free_at] = z;
     }
     if (z)
         z->busy = true;
     pthread_mutex_unlock(&sbx_zy_mu);
     return z;
+}
+
+/* The configuration a zygote is started with: the caller's, with what sbx_proc_accept
+ * resolved (defaults, the profile) filled in, so that equal settings make equal keys. */
+static void sbx_zy_full(const sbx_proc *p, const sbx_config *c, sbx_config *full)
+{
+    sbx_config_default(full);
+    full->zygote_path = c->zygote_path;
+    full->zygote_preload = c->zygote_preload;
+    full->zygote_prelude = c->zygote_prelude;
+    full->zygote_max_jobs = c->zygote_max_jobs;
+    full->zygote_max_age_s = c->zygote_max_age_s;
+    full->zygote_start_ms = c->zygote_start_ms;
+    full->profile = p->profile;
+    full->python = p->python;
+    full->work_root = p->work_root;
+    full->cgroup_parent = p->cgroup_parent;
+    full->uid_base = p->uid_base;
+    full->uid_count = p->uid_count;
 }
 
 /* Zygote mode: n zygotes for c, launched now and not waited for; they count as idle ones
@@ -356,27 +374,6 @@ void sbx_zygote_shutdown(void)
 }
 
 static void sbx_zy_done(sbx_proc *p, bool broken);
-
-/* The configuration a zygote is started with: the caller's, with what sbx_proc_accept
- * resolved (defaults, the profile) filled in, so that equal settings make equal keys. */
-static void sbx_zy_full(const sbx_proc *p, const sbx_config *c, sbx_config *full_out)
-{
-    sbx_config full;
-    sbx_config_default(&full);
-    full.zygote_path = c->zygote_path;
-    full.zygote_preload = c->zygote_preload;
-    full.zygote_prelude = c->zygote_prelude;
-    full.zygote_max_jobs = c->zygote_max_jobs;
-    full.zygote_max_age_s = c->zygote_max_age_s;
-    full.zygote_start_ms = c->zygote_start_ms;
-    full.profile = p->profile;
-    full.python = p->python;
-    full.work_root = p->work_root;
-    full.cgroup_parent = p->cgroup_parent;
-    full.uid_base = p->uid_base;
-    full.uid_count = p->uid_count;
-    *full_out = full;
-}
 
 static int sbx_zy_start(sbx_proc *p, const sbx_config *c, const sbx_job *job)
 {
