@@ -665,8 +665,14 @@ static void test_prestart_taken_by_jobs(void **state)
     char err[256] = "";
     assert_int_equal(sbx_zygote_prestart(&g_cfg, 2, err, sizeof err), 0);
     assert_int_equal(sbx_zygote_starts(), starts + 2);
+    /* posix_spawn returns once the child's exec has replaced its memory, which is before the
+     * kernel renames it: wait (bounded) until both carry the zygote's name */
     pid_t kids[8];
-    assert_int_equal(children_of(getpid(), "codeq-zygote", kids, 8), 2);
+    uint64_t end = now_ms() + 10000;
+    int n;
+    while ((n = children_of(getpid(), "codeq-zygote", kids, 8)) < 2 && now_ms() < end)
+        usleep(10000);
+    assert_int_equal(n, 2);
     /* idle ones for the same configuration count: nothing more is started */
     assert_int_equal(sbx_zygote_prestart(&g_cfg, 2, err, sizeof err), 0);
     assert_int_equal(sbx_zygote_starts(), starts + 2);
