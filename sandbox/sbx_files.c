@@ -439,9 +439,14 @@ static int sbx_files_load_all(sbx_proc *p)
     return rc;
 }
 
+/* Part of the result: loaded before the verdict, not at the teardown (sbx_proc.c). */
+static int sbx_files_account(sbx_proc *p)
+{
+    return sbx_files_load_all(p);
+}
+
 static int sbx_files_collect(sbx_proc *p)
 {
-    int rc = sbx_files_load_all(p);
     for (size_t i = 0; i < p->ninputs; i++)
         free(p->input_paths[i]);
     free(p->input_paths);
@@ -449,11 +454,12 @@ static int sbx_files_collect(sbx_proc *p)
     p->input_paths = NULL;
     p->input_sums = NULL;
     p->ninputs = 0;
-    return rc;
+    return 0;
 }
 
 const sbx_layer sbx_layer_files = {
     .name = "files",
     .prepare = sbx_files_prepare,
+    .account = sbx_files_account,
     .collect = sbx_files_collect,
 };

@@ -7,8 +7,10 @@
  *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process
  *   enter_main   the job's main process, just before execve (seccomp is last here)
  *   leave_init   the init, once every other process of the job is dead (artifacts out)
- *   account      parent, once the init is reaped, before the verdict (cgroup usage, OOM)
- *   collect      parent, after the init is reaped, in reverse order (close, remove)
+ *   account      parent, before the verdict, once the init is reaped or — in a zygote, with
+ *                a cgroup — has reported the main's end (cgroup usage, OOM, artifacts)
+ *   collect      parent, after the init is reaped, in reverse order (close, remove); the
+ *                result is complete before it (a zygote's supervisor answers first)
  * A hook returns 0 or -1; a parent hook records the reason with sbx_fail(), a child hook sends
  * it to the parent with sbx_child_fail(). The order of the layers is in sbx_proc.c only.
  *
@@ -199,6 +201,14 @@ int sbx_zygote_pollfd(const sbx_proc *p);
 void sbx_zygote_service(sbx_proc *p);
 void sbx_zygote_kill(sbx_proc *p, const char *why);
 void sbx_zygote_finish(sbx_proc *p);
+
+/* sbx_finish() in two steps, for a zygote's supervisor that answers before its teardown
+ * (local procs only): sbx_answer() hands over the result, which is final (the job concluded
+ * first if it had not, as in sbx_finish); sbx_teardown() waits for the init's exit, runs every
+ * collect and frees p: -1 and the reason if a step failed, which can no longer change the
+ * result (what it leaves, the zygote's sweeps remove). */
+void sbx_answer(sbx_proc *p, sbx_result *out);
+int sbx_teardown(sbx_proc *p, char *why, size_t whylen);
 
 /* sbx_zygote_wire.c: a job to the zygote and a result back, each in a sealed memfd. */
 int sbx_wire_put_job(const sbx_job *job, char *why, size_t whylen);

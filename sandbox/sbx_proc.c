@@ -4,8 +4,10 @@
  * and lets the init go; the init runs enter_init, its main process enter_main (sbx_init.c).
  * sbx_service() is the whole parent-side loop body: read output, enforce the output cap and
  * the wall deadline by killing the init, and reap it without blocking; once it is reaped the
- * pipes are drained and the verdict taken (sbx_verdict.c). sbx_finish() runs collect in
- * reverse order. Any failure is recorded once (sbx_fail) and the job is killed: a job whose
+ * pipes are drained and the verdict taken (sbx_verdict.c). In a zygote, with a cgroup, the
+ * verdict comes earlier, at the init's report (sbx_proc_reported). sbx_finish() waits for the init's exit
+ * and runs collect in reverse order; a zygote's supervisor splits it in two (sbx_answer,
+ * sbx_teardown) to answer before the teardown. Any failure is recorded once (sbx_fail) and the job is killed: a job whose
  * confinement is incomplete never runs, or stops running.
  */
 #include "sbx_int.h"
@@ -189,13 +191,14 @@ static void sbx_proc_kill(sbx_proc *p, sbx_kill_reason why)
     sbx_spawn_stop(p);
 }
 
-/* Blocks until the init is reaped: the grace to stop by itself, then SIGKILL. */
+/* Blocks until the init is reaped: the grace to stop by itself, then SIGKILL. The report
+ * pipe's EOF, then the pidfd, wake it at the exit. */
 static void sbx_proc_wait_gone(sbx_proc *p)
 {
     uint64_t end = sbx_now_ms() + SBX_STOP_GRACE_MS;
     while (!p->reaped && sbx_now_ms() < end) {
-        struct pollfd f = {.fd = p->report_rd, .events = POLLIN};
-        poll(&f, p->report_rd >= 0 ? 1 : 0, 10);
+        struct pollfd f = {.fd = p->report_rd >= 0 ? p->report_rd : p->pidfd, .events = POLLIN};
+        poll(&f, f.fd >= 0 ? 1 : 0, 10);
         sbx_spawn_read_reports(p);
         sbx_spawn_reap(p, false);
     }
@@ -203,9 +206,26 @@ static void sbx_proc_wait_gone(sbx_proc *p)
     sbx_spawn_reap(p, true);
 }
 
-/* The init is reaped: everything the job wrote is in the pipes or already read. */
+/* The init has reported the main's end: it had killed and reaped every other process of the
+ * job and copied the artifacts out before (sbx_init.c), so everything the job wrote is in
+ * the pipes, and with a cgroup, which holds the job's usage, the result is complete. Only the
+ * init's own exit is left — its copy of the address space, its mount namespace and the
+ * overlays' superblocks, 0.25-0.35 ms (docs/zygote.md) — and a zygote's supervisor, which
+ * answers before its teardown, does not wait for it. Without a cgroup, usage is the init's
+ * wait4() rusage: the job waits for the reap. In exec mode the caller is the worker's loop,
+ * which would then block in sbx_finish for the exit instead of polling: it waits as before. */
+static bool sbx_proc_reported(const sbx_proc *p)
+{
+    return p->inproc && p->have_exit && p->cg && !p->failed;
+}
+
+/* The init is reaped, or has reported: everything the job wrote is in the pipes or already
+ * read (its writers are dead; the init holds the write ends until its exit, so the drain
+ * stops at an empty pipe, not at EOF). */
 static void sbx_proc_conclude(sbx_proc *p)
 {
+    if (!p->end_ms)
+        p->end_ms = sbx_now_ms();
     sbx_capture_read(p, true);
     sbx_spawn_read_reports(p);
     sbx_layers_account(p);
@@ -306,7 +326,7 @@ void sbx_service(sbx_proc *p)
         sbx_proc_kill(p, SBX_KILL_CPU);
     if (p->stop_ms && sbx_now_ms() >= p->stop_ms + SBX_STOP_GRACE_MS)
         sbx_spawn_kill(p);
-    if (sbx_spawn_reap(p, false))
+    if (sbx_spawn_reap(p, false) || sbx_proc_reported(p))
         sbx_proc_conclude(p);
 }
 
@@ -331,6 +351,26 @@ void sbx_kill(sbx_proc *p, const char *why)
     sbx_proc_kill(p, SBX_KILL_INTERNAL);
 }
 
+/* The job is concluded, whatever state it was in: its result is final. */
+static void sbx_proc_settle(sbx_proc *p)
+{
+    if (p->done)
+        return;
+    sbx_kill(p, SBX_PREFIX "job finished before it was done");
+    sbx_proc_wait_gone(p);
+    sbx_proc_conclude(p);
+}
+
+/* Nothing of the job is left: the init is gone (it exits by itself once it has reported),
+ * then every layer collects. */
+static void sbx_proc_teardown(sbx_proc *p)
+{
+    if (!p->reaped)
+        sbx_proc_wait_gone(p);
+    sbx_layers_collect(p);
+    sbx_spawn_release(p);
+}
+
 void sbx_finish(sbx_proc *p, sbx_result *out)
 {
     if (p->remote) {
@@ -339,15 +379,30 @@ void sbx_finish(sbx_proc *p, sbx_result *out)
         free(p);
         return;
     }
-    if (!p->done) {
-        sbx_kill(p, SBX_PREFIX "job finished before it was done");
-        sbx_proc_wait_gone(p);
-        sbx_proc_conclude(p);
-    }
-    sbx_layers_collect(p);
-    sbx_spawn_release(p);
+    sbx_proc_settle(p);
+    sbx_proc_teardown(p);
     *out = p->res;
     free(p);
+}
+
+void sbx_answer(sbx_proc *p, sbx_result *out)
+{
+    sbx_proc_settle(p);
+    *out = p->res;
+    /* The buffers are the caller's now; what the teardown records is its own failure. */
+    memset(&p->res, 0, sizeof p->res);
+    p->failed = false;
+}
+
+int sbx_teardown(sbx_proc *p, char *why, size_t whylen)
+{
+    sbx_proc_teardown(p);
+    int rc = p->failed ? -1 : 0;
+    if (rc < 0)
+        snprintf(why, whylen, "%s", p->res.message);
+    sbx_result_free(&p->res);
+    free(p);
+    return rc;
 }
 
 void sbx_run(const sbx_config *c, const sbx_job *job, sbx_result *out)

@@ -79,7 +79,9 @@ static void sbx_zy_drive(sbx_proc *p, uint32_t seq, uint32_t wall_ms)
     }
 }
 
-static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
+/* Runs the job and answers the worker; returns the job's proc, whose teardown is left to the
+ * caller (after it has told the zygote), or NULL when there is none. */
+static sbx_proc *sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
 {
     sbx_job job;
     void *map = NULL;
@@ -91,18 +93,18 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
             munmap(map, maplen);
         free(files);
         sbx_zy_unstarted(seq, why);
-        return;
+        return NULL;
     }
     sbx_proc *p = sbx_start(c, &job);
     munmap(map, maplen);
     free(files);
     if (!p) {
         sbx_zy_unstarted(seq, SBX_PREFIX "zygote: out of memory");
-        return;
+        return NULL;
     }
     sbx_zy_drive(p, seq, job.limits.wall_ms);
     sbx_result r;
-    sbx_finish(p, &r);
+    sbx_answer(p, &r);
     int rfd = sbx_wire_put_result(&r, why, sizeof why);
     sbx_result_free(&r);
     sbx_zy_msg m = {.type = SBX_ZY_RESULT, .seq = seq};
@@ -112,6 +114,7 @@ static void sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
         sbx_zy_send(SBX_ZY_FD, &m, rfd);
     if (rfd >= 0)
         close(rfd);
+    return p;
 }
 
 /* Each job's parent side runs in a fork of the zygote, the supervisor: the job's code,
@@ -160,12 +163,18 @@ static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
         sbx_cgroup_ahead_drop(); /* else the next sweep takes it: its creator is gone */
         _exit(0); /* the zygote is done with us: never given a job */
     }
+    sbx_proc *p = NULL;
     if (why[0])
         sbx_zy_unstarted(m.seq, why);
     else
-        sbx_zy_job(c, m.seq, fd);
-    /* Answered: from here on the zygote may read the worker's socket again (sbx_zy_answered). */
+        p = sbx_zy_job(c, m.seq, fd);
+    /* Answered: from here on the zygote may read the worker's socket again (sbx_zy_answered)
+     * and hand the next job to the next supervisor, while this one tears its job down. */
     send(hand, "a", 1, MSG_NOSIGNAL);
+    if (p && sbx_teardown(p, why, sizeof why) < 0) {
+        fprintf(stderr, "%s (zygote job %u, after its answer: left to the sweep)\n", why, m.seq);
+        _exit(1);
+    }
     _exit(0);
 }
 
@@ -316,9 +325,10 @@ static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preloa
  * this zygote and its jobs only and vanishes with the zygote, so a zygote killed in the middle
  * of a job leaves nothing behind on the host. Same checks as on disk: the work root must be a
  * real directory of ours before anything is mounted on it (sbx_workdir_root_check), and the
- * tmpfs is 0700, nosuid, nodev, noexec. Its size caps what one job at a time can stage:
- * inputs (at most the largest tmpfs a job may have), artifacts (at most their largest cap)
- * and room for main.py and the prelude. ext4 metadata with its journal cost 0.3-1.5 ms of
+ * tmpfs is 0700, nosuid, nodev, noexec. Its size caps what two jobs at a time can stage (one
+ * running, the one before it still being torn down after its answer): for each, inputs (at
+ * most the largest tmpfs a job may have), artifacts (at most their largest cap) and room for
+ * main.py and the prelude; pages are used only as files are written. ext4 metadata with its journal cost 0.3-1.5 ms of
  * each job (mkdir, file creation, removal); a tmpfs makes those plain dentry operations. */
 static int sbx_zy_staging(const char *work_root, char *why, size_t whylen)
 {
@@ -339,8 +349,9 @@ static int sbx_zy_staging(const char *work_root, char *why, size_t whylen)
     sbx_limits max;
     sbx_limits_max(&max);
     char opts[96];
-    snprintf(opts, sizeof opts, "mode=0700,size=%llu", (unsigned long long)max.tmpfs_mb * 1048576ull +
-             max.artifact_bytes + 64ull * 1048576ull);
+    snprintf(opts, sizeof opts, "mode=0700,size=%llu",
+             2 * ((unsigned long long)max.tmpfs_mb * 1048576ull + max.artifact_bytes +
+                  64ull * 1048576ull));
     if (mount("codeq-staging", work_root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0) {
         snprintf(why, whylen, SBX_PREFIX "zygote: mount(tmpfs, %.160s): %s", work_root,
                  strerrordesc_np(errno));

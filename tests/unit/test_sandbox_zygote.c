@@ -21,11 +21,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +108,18 @@ static pid_t zygote_pid(void)
 {
     pid_t z = 0;
     children_of(getpid(), "codeq-zygote", &z, 1);
+    return z;
+}
+
+/* The zygote of this process, after one job has run through it. */
+static pid_t zygote_after_a_job(void)
+{
+    sbx_result r;
+    run("print(1)\n", 0, &r);
+    expect(&r, SBX_OK, "1\n");
+    sbx_result_free(&r);
+    pid_t z = zygote_pid();
+    assert_true(z > 0);
     return z;
 }
 
@@ -405,6 +420,85 @@ static void test_cgroup_per_job_limits_and_figures(void **state)
     sbx_result_free(&r);
 }
 
+/* The staging directory of the zygote's running job, seen through the zygote's own mount
+ * namespace (its private tmpfs, docs/zygote.md); 0 while there is none. */
+static int running_job_staging(pid_t z, char *dir, size_t n)
+{
+    char root[600];
+    snprintf(root, sizeof root, "/proc/%d/root%s", (int)z, g_cfg.work_root);
+    DIR *d = opendir(root);
+    if (!d)
+        return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, "job-", 4) == 0) {
+            snprintf(dir, n, "%s/%s", root, e->d_name);
+            found = 1;
+        }
+    closedir(d);
+    return found;
+}
+
+/* A file the removal of its directory cannot take while the flag is set (EPERM). */
+static int set_immutable(const char *path, bool on)
+{
+    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+    int flags = 0;
+    int rc = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 ? 0 : -1;
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    if (rc == 0)
+        rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* The supervisor answers once the job's init has reported (docs/zygote.md, "Answer before
+ * the teardown"): the result waits neither for the init's exit nor for the removal of the
+ * job's staging and cgroup, and a removal that fails no longer turns a finished job into
+ * internal_error — it is logged, and the zygote's sweep removes what is left. Here the test
+ * puts an immutable file into the running job's staging directory and clears the flag only
+ * once the result is in: a supervisor that removed the staging before answering would
+ * answer internal_error ("remove ...: Operation not permitted"). The directory is gone after
+ * the next job (the sweep, which runs between jobs). */
+static void test_answer_before_teardown(void **state)
+{
+    (void)state;
+    sbx_result r;
+    pid_t z = zygote_after_a_job();
+    const char *code = "import time\ntime.sleep(1)\nprint('done')\n";
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
+    sbx_limits_default(&j.limits);
+    sbx_proc *p = sbx_start(&g_cfg, &j);
+    assert_non_null(p);
+    char dir[1024], hold[1100] = "";
+    bool held = false;
+    uint64_t t0 = now_ms();
+    while (!sbx_done(p) && now_ms() - t0 < 60000) {
+        if (!hold[0] && running_job_staging(z, dir, sizeof dir)) {
+            snprintf(hold, sizeof hold, "%s/test-hold", dir);
+            held = set_immutable(hold, true) == 0;
+        }
+        struct pollfd fds[4];
+        int n = sbx_pollfds(p, fds, 4);
+        poll(fds, (nfds_t)n, hold[0] ? sbx_timeout_ms(p) : 5);
+        sbx_service(p);
+    }
+    sbx_finish(p, &r);
+    bool released = hold[0] && set_immutable(hold, false) == 0;
+    expect(&r, SBX_OK, "done\n");
+    sbx_result_free(&r);
+    assert_true(held);
+    assert_true(released);
+    run("print(2)\n", 0, &r);
+    expect(&r, SBX_OK, "2\n");
+    sbx_result_free(&r);
+    struct stat st;
+    for (t0 = now_ms(); stat(dir, &st) == 0 && now_ms() - t0 < 10000;)
+        poll(NULL, 0, 10);
+    assert_int_equal(stat(dir, &st), -1);
+}
+
 static void test_random_reseeded(void **state)
 {
     (void)state;
@@ -453,11 +547,7 @@ static void test_respawn_after_kill(void **state)
 {
     (void)state;
     sbx_result r;
-    run("print(1)\n", 0, &r);
-    expect(&r, SBX_OK, "1\n");
-    sbx_result_free(&r);
-    pid_t z = zygote_pid();
-    assert_true(z > 0);
+    pid_t z = zygote_after_a_job();
     assert_int_equal(kill(z, SIGKILL), 0);
     usleep(50 * 1000);
     run("print(2)\n", 0, &r);
@@ -531,11 +621,7 @@ static void test_stopped_zygote_replaced(void **state)
 {
     (void)state;
     sbx_result r;
-    run("print(1)\n", 0, &r);
-    expect(&r, SBX_OK, "1\n");
-    sbx_result_free(&r);
-    pid_t z = zygote_pid();
-    assert_true(z > 0);
+    pid_t z = zygote_after_a_job();
     unsigned long starts = sbx_zygote_starts();
     assert_int_equal(kill(z, SIGSTOP), 0);
     /* kill() returns before the zygote has taken the stop (it must be scheduled for that):
@@ -981,6 +1067,7 @@ int main(void)
         cmocka_unit_test(test_fresh_netns_per_job),
         cmocka_unit_test(test_staging_private_tmpfs),
         cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
+        cmocka_unit_test(test_answer_before_teardown),
         cmocka_unit_test(test_random_reseeded),
         cmocka_unit_test(test_numpy_random_reseeded),
         cmocka_unit_test(test_respawn_after_kill),
