@@ -5,10 +5,11 @@
  * sbx_service() is the whole parent-side loop body: read output, enforce the output cap and
  * the wall deadline by killing the init, and reap it without blocking; once it is reaped the
  * pipes are drained and the verdict taken (sbx_verdict.c). In a zygote, with a cgroup, the
- * verdict comes earlier, at the init's report (sbx_proc_reported). sbx_finish() waits for the init's exit
- * and runs collect in reverse order; a zygote's supervisor splits it in two (sbx_answer,
- * sbx_teardown) to answer before the teardown. Any failure is recorded once (sbx_fail) and the job is killed: a job whose
- * confinement is incomplete never runs, or stops running.
+ * verdict comes earlier, at the init's report (sbx_proc_reported). sbx_finish() waits for
+ * the init's exit and runs collect in reverse order; a zygote's supervisor splits it in two
+ * (sbx_answer, sbx_teardown) to answer before the teardown. Any failure is recorded once
+ * (sbx_fail) and the job is killed: a job whose confinement is incomplete never runs, or
+ * stops running.
  */
 #include "sbx_int.h"
 

@@ -328,8 +328,9 @@ static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preloa
  * tmpfs is 0700, nosuid, nodev, noexec. Its size caps what two jobs at a time can stage (one
  * running, the one before it still being torn down after its answer): for each, inputs (at
  * most the largest tmpfs a job may have), artifacts (at most their largest cap) and room for
- * main.py and the prelude; pages are used only as files are written. ext4 metadata with its journal cost 0.3-1.5 ms of
- * each job (mkdir, file creation, removal); a tmpfs makes those plain dentry operations. */
+ * main.py and the prelude; pages are used only as files are written. ext4 metadata with its
+ * journal cost 0.3-1.5 ms of each job (mkdir, file creation, removal); a tmpfs makes those
+ * plain dentry operations. */
 static int sbx_zy_staging(const char *work_root, char *why, size_t whylen)
 {
     char bad[PATH_MAX + 80];
