@@ -420,6 +420,8 @@ static int sbx_files_take(sbx_proc *p, sbx_flist *l)
     return rc;
 }
 
+/* The account hook: artifacts are part of the result, loaded before the verdict, not at the
+ * teardown (sbx_proc.c). */
 static int sbx_files_load_all(sbx_proc *p)
 {
     if (!p->workdir[0] || !p->have_exit || p->failed)
@@ -439,12 +441,6 @@ static int sbx_files_load_all(sbx_proc *p)
     return rc;
 }
 
-/* Part of the result: loaded before the verdict, not at the teardown (sbx_proc.c). */
-static int sbx_files_account(sbx_proc *p)
-{
-    return sbx_files_load_all(p);
-}
-
 static int sbx_files_collect(sbx_proc *p)
 {
     for (size_t i = 0; i < p->ninputs; i++)
@@ -460,6 +456,6 @@ static int sbx_files_collect(sbx_proc *p)
 const sbx_layer sbx_layer_files = {
     .name = "files",
     .prepare = sbx_files_prepare,
-    .account = sbx_files_account,
+    .account = sbx_files_load_all,
     .collect = sbx_files_collect,
 };
