@@ -183,13 +183,13 @@ struct sbx_proc {
     bool inproc;
 };
 
-/* Zygote mode, inside the zygote process (sbx_zygote_py.c sets these): fork hygiene around
- * the clone of the init, and the job's main process's run of the interpreter, which never
- * returns. NULL outside a zygote. */
+/* Zygote mode, inside the zygote process (sbx_zygote_py.c sets these): the interpreter's fork
+ * hygiene around the zygote's fork of a supervisor, whose descendants run no Python until the
+ * job's main process (run_main, which makes the interpreter whole after the fork and never
+ * returns). NULL outside a zygote. */
 typedef struct {
     void (*before_fork)(void);
     void (*after_fork_parent)(void);
-    void (*after_fork_child)(void); /* the zygote's per-job supervisor (sbx_zygote_serve.c) */
     void (*run_main)(sbx_proc *p);
 } sbx_inproc_hooks;
 extern const sbx_inproc_hooks *sbx_inproc;

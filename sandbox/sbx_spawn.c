@@ -72,18 +72,15 @@ static int sbx_spawn_channels(sbx_proc *p)
 }
 
 /* Zygote mode (sbx_zygote_serve.c): the init is a fork-like clone that goes on on a copy of
- * the zygote's own stack, so that the job's main process, forked from it the same way, runs
- * the interpreter on a full-size stack. The zygote is single-threaded, so this is safe;
- * Python's own fork hygiene brackets it. */
+ * the supervisor's stack, so that the job's main process, forked from it the same way, runs
+ * the interpreter on a full-size stack. The supervisor is single-threaded and runs no Python:
+ * the interpreter is still in the state the zygote's fork hygiene left it in, which the main
+ * process's PyOS_AfterFork_Child expects. */
 static pid_t sbx_spawn_fork_init(sbx_proc *p, int flags)
 {
-    sbx_inproc->before_fork();
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0UL);
     if (pid == 0)
         _exit(sbx_init_main(p));
-    int err = errno;
-    sbx_inproc->after_fork_parent();
-    errno = err;
     return pid;
 }
 

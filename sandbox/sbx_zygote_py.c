@@ -4,9 +4,10 @@
  * script directory on sys.path; no .pyc writes) with the zygote's environment, which is the
  * one exec mode gives the job, so os.environ, sys.path, sys.flags and the stdio encodings
  * match. Preloaded modules are imported with PyImport_ImportModule so nothing is left in
- * __main__. Fork hygiene: PyOS_BeforeFork/AfterFork_Parent around the clone of the init (the
- * zygote has one thread), PyOS_AfterFork_Child in the job's main process, which also runs
- * every os.register_at_fork child hook (random reseeds itself there from os.urandom).
+ * __main__. Fork hygiene: PyOS_BeforeFork/AfterFork_Parent around the zygote's fork of a
+ * supervisor (the zygote has one thread); neither the supervisor nor the init runs Python;
+ * PyOS_AfterFork_Child in the job's main process, which also runs every
+ * os.register_at_fork child hook (random reseeds itself there from os.urandom).
  * The job's main process reads its script while it can still report a failure, then closes
  * every descriptor but 0-2: the report pipe, the init's control socket, the init's signalfd
  * and the staging directory it holds (an exec'd interpreter loses those through CLOEXEC;
@@ -247,11 +248,6 @@ static void sbx_zy_py_after_parent(void)
     PyOS_AfterFork_Parent();
 }
 
-static void sbx_zy_py_after_child(void)
-{
-    PyOS_AfterFork_Child();
-}
-
 /* The whole script, NUL-terminated, or NULL with the failure reported to the parent. */
 static char *sbx_zy_py_read(sbx_proc *p, const char *path)
 {
@@ -462,6 +458,5 @@ static void sbx_zy_py_run_main(sbx_proc *p)
 const sbx_inproc_hooks sbx_zy_py_hooks = {
     .before_fork = sbx_zy_py_before,
     .after_fork_parent = sbx_zy_py_after_parent,
-    .after_fork_child = sbx_zy_py_after_child,
     .run_main = sbx_zy_py_run_main,
 };

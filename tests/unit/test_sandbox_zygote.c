@@ -1022,6 +1022,33 @@ static void test_prelude_prepared_once(void **state)
     sbx_zygote_shutdown();
 }
 
+/* Hooks the zygote's preparation registers with os.register_at_fork run in a job as in a
+ * process forked once from the interpreter: its child hooks once (in the job's main process;
+ * the supervisor and the init in between run no Python), for every job. */
+static const char fork_hooks_prelude[] =
+    "import os as _os, sys as _sys\n"
+    "_ran = []\n"
+    "_os.register_at_fork(after_in_child=lambda: _ran.append(_os.getpid()))\n"
+    "def _start(code):\n"
+    "    print('child hooks', len(_ran), _ran[-1:] == [_os.getpid()])\n"
+    "    return 0\n"
+    "_CODEQ_START = _start\n"
+    "globals().pop('_CODEQ_PREPARE', False)\n";
+
+static void test_fork_hooks_once(void **state)
+{
+    (void)state;
+    sbx_config prepared = g_cfg;
+    prepared.zygote_prelude = fork_hooks_prelude;
+    for (int i = 0; i < 3; i++) {
+        sbx_result r;
+        run_prelude(&prepared, fork_hooks_prelude, "pass\n", &r);
+        expect(&r, SBX_OK, "child hooks 1 True\n");
+        sbx_result_free(&r);
+    }
+    sbx_zygote_shutdown();
+}
+
 /* The real guard, prepared by the zygote: same output, exit status, traceback and refusals
  * as the guard run whole in exec mode. */
 static void test_guard_prepared_like_exec(void **state)
@@ -1145,6 +1172,7 @@ int main(void)
         cmocka_unit_test(test_code_object_refused),
         cmocka_unit_test(test_traceback_same_with_code_object),
         cmocka_unit_test(test_prelude_prepared_once),
+        cmocka_unit_test(test_fork_hooks_once),
         cmocka_unit_test(test_guard_prepared_like_exec),
         cmocka_unit_test(test_nothing_left_behind),
     };
