@@ -27,6 +27,8 @@
 #     -k         keep the run directory (control files, console.log)
 #     --setup    only install/prepare everything, then exit
 # Exit status: CMD's status; 124 = timeout; 125 = VM failed before CMD reported a status.
+# A guest that has not reached stage 2 within $VMPROBE_BOOT_SECS (default 120; a boot takes
+# 5-10 s) is killed and booted once more, within the same -t.
 # Everything lives under $CODEQ_VM_DIR (default /tmp/codeq-vm; the kernel is cached there).  Needs root (9p with
 # security_model=none must be able to read every host file).
 set -u -o pipefail
@@ -212,27 +214,61 @@ fs9p() { dev+=(-fsdev "local,id=fs$1,path=${2//,/,,},security_model=none,multide
 fs9p hostroot / ,readonly=on; fs9p vmctl "$R" ""
 while read -r tag path; do fs9p "$tag" "$path" ""; done < "$R/shares"
 
-mkfifo "$R/out.fifo" "$R/err.fifo"
-cat "$R/out.fifo" & catout=$!
-cat "$R/err.fifo" >&2 & caterr=$!
-timeout -k 5 "$tmo" qemu-system-x86_64 "${acc[@]}" "${mach[@]}" -smp "$cpus" -m "$mem" \
-  -nodefaults -no-user-config -display none -no-reboot \
-  -kernel "$kernel" -initrd "$C/initramfs.img" -append "$kapp" \
-  -serial "file:$R/console.log" "${dev[@]}" \
-  -device virtio-serial-$bus \
-  -chardev file,id=out,path="${R//,/,,}/out.fifo" -device virtserialport,chardev=out,name=out \
-  -chardev file,id=err,path="${R//,/,,}/err.fifo" -device virtserialport,chardev=err,name=err \
-  </dev/null >"$R/qemu.log" 2>&1
-qrc=$?
-# let the readers finish (also unblocks them if qemu never opened the fifos)
-exec 8<>"$R/out.fifo" 9<>"$R/err.fifo"; exec 8>&- 9>&-
-wait $catout $caterr 2>/dev/null
+# One boot of the guest, bounded by the time left of -t; qemu's status, or 99 when the guest
+# did not reach stage 2 (its "vmprobe: stage2" console line) within $boot_tmo seconds. Under
+# software emulation a boot takes 5-10 s here, but one has been seen to hang in the kernel's
+# early boot, before any of CMD ran (CI, 2026-12-02: no console line after "PCI: Fatal" for
+# 900 s): such a guest is killed and booted once more.
+boot_tmo=${VMPROBE_BOOT_SECS:-120}
+boot() {
+  local left=$(( deadline - $(date +%s) )) q waited=0
+  [ $left -gt 0 ] || return 124
+  rm -f "$R/out.fifo" "$R/err.fifo" "$R/rc"; : > "$R/console.log"
+  mkfifo "$R/out.fifo" "$R/err.fifo"
+  cat "$R/out.fifo" & catout=$!
+  cat "$R/err.fifo" >&2 & caterr=$!
+  timeout -k 5 "$left" qemu-system-x86_64 "${acc[@]}" "${mach[@]}" -smp "$cpus" -m "$mem" \
+    -nodefaults -no-user-config -display none -no-reboot \
+    -kernel "$kernel" -initrd "$C/initramfs.img" -append "$kapp" \
+    -serial "file:$R/console.log" "${dev[@]}" \
+    -device virtio-serial-$bus \
+    -chardev file,id=out,path="${R//,/,,}/out.fifo" -device virtserialport,chardev=out,name=out \
+    -chardev file,id=err,path="${R//,/,,}/err.fifo" -device virtserialport,chardev=err,name=err \
+    </dev/null >"$R/qemu.log" 2>&1 &
+  q=$!
+  while [ $waited -lt "$boot_tmo" ] && kill -0 $q 2>/dev/null &&
+        ! grep -q '^vmprobe: stage2' "$R/console.log"; do
+    sleep 1; waited=$((waited + 1))
+  done
+  local hung=0
+  if kill -0 $q 2>/dev/null && ! grep -q '^vmprobe: stage2' "$R/console.log"; then
+    hung=1; kill $q
+  fi
+  wait $q; local rc=$?
+  # let the readers finish (also unblocks them if qemu never opened the fifos)
+  exec 8<>"$R/out.fifo" 9<>"$R/err.fifo"; exec 8>&- 9>&-
+  wait $catout $caterr 2>/dev/null
+  [ $hung = 1 ] && return 99
+  return $rc
+}
+deadline=$(( $(date +%s) + tmo ))
+boot; qrc=$?
+if [ $qrc = 99 ]; then
+  echo "codeq: vm: the guest did not reach stage 2 within ${boot_tmo}s (boot hung); its console:" >&2
+  tail -20 "$R/console.log" >&2
+  echo "codeq: vm: booting it once more" >&2
+  boot; qrc=$?
+fi
 
 if [ $verbose = 1 ]; then
   echo "----- guest console ($accel, $machine) -----" >&2; cat "$R/console.log" >&2
 fi
 if [ -s "$R/rc" ]; then exit "$(cat "$R/rc")"; fi
-[ $qrc = 124 ] && { echo "codeq: vm: timed out after ${tmo}s" >&2; exit 124; }
+[ $qrc = 99 ] && { echo "codeq: vm: the guest did not reach stage 2 twice" >&2; exit 125; }
+if [ $qrc = 124 ]; then
+  echo "codeq: vm: timed out after ${tmo}s; console tail:" >&2; tail -20 "$R/console.log" >&2
+  exit 124
+fi
 echo "codeq: vm: VM ended without a status (qemu rc=$qrc); qemu log and console tail:" >&2
 cat "$R/qemu.log" >&2; tail -40 "$R/console.log" >&2
 exit 125
