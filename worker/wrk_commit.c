@@ -254,25 +254,39 @@ void wrk_commit_txid(const wrk_config *c, char *buf, size_t n)
     snprintf(buf, n, "codeq-%s-%s", c->group, c->instance_id);
 }
 
-static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
+rd_kafka_conf_t *wrk_commit_conf(const wrk_config *c, char *err, size_t errlen)
 {
-    char kerr[256], txid[512];
-    rd_kafka_conf_t *conf = wrk_kafka_conf(&cm->c->kafka, err, errlen);
+    char txid[512];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(&c->kafka, err, errlen);
     if (!conf) return NULL;
-    wrk_commit_txid(cm->c, txid, sizeof txid);
+    wrk_commit_txid(c, txid, sizeof txid);
     const char *const kv[][2] = {
         {"transactional.id", txid},
         {"transaction.timeout.ms", "10000"},
         {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
+        /* The coordinator answers CONCURRENT_TRANSACTIONS to a transaction begun while the
+         * previous one's commit markers are still being written (a few ms, longer in a broker
+         * GC pause), and librdkafka asks again after retry.backoff.ms: its default 100 ms put
+         * 100-180 ms under one job's latency in a few hundred sequential jobs
+         * (docs/benchmarks.md). */
+        {"retry.backoff.ms", "10"},
         /* a job's reply_to never makes the worker create a topic: unknown is refused */
         {"allow.auto.create.topics", "false"},
     };
     /* Ours over wrk_kafka_conf's defaults, then the operator's -X over ours. */
     if (wrk_kafka_set_all(conf, kv, sizeof kv / sizeof kv[0], err, errlen) < 0 ||
-        wrk_kafka_set_all(conf, cm->c->kafka.props, (size_t)cm->c->kafka.nprops, err, errlen) < 0) {
+        wrk_kafka_set_all(conf, c->kafka.props, (size_t)c->kafka.nprops, err, errlen) < 0) {
         rd_kafka_conf_destroy(conf);
         return NULL;
     }
+    return conf;
+}
+
+static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = wrk_commit_conf(cm->c, err, errlen);
+    if (!conf) return NULL;
     rd_kafka_conf_set_error_cb(conf, wrk_commit_error);
     rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
     rd_kafka_conf_set_opaque(conf, cm);

@@ -65,6 +65,9 @@ void wrk_commit_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 wrk_committer *wrk_committer_new(void);
 /* The transactional.id of this worker (codeq-GROUP-INSTANCE); it also names its audit chain. */
 void wrk_commit_txid(const wrk_config *c, char *buf, size_t n);
+/* The transactional producer's configuration: the worker's Kafka settings, the committer's
+ * own, then the operator's -X properties over both. */
+rd_kafka_conf_t *wrk_commit_conf(const wrk_config *c, char *err, size_t errlen);
 /* Creates the transactional producer and initialises its transactions. */
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen);
 /* Starts the thread once the producer and consumer exist. */
