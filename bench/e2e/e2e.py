@@ -11,6 +11,12 @@ its own, and reads their results with read_committed:
   latency                  one job at a time, submit -> result read: p50/p90/p99; the
                            worker's memory idle; where the time goes (result timestamps)
 
+Before the measured runs, a warm-up (--warmup seconds, default 45) runs queued trivial jobs
+through each worker in turn, unrecorded but listed in the JSON: a broker that has just started
+spends its first minute compiling its hot paths (its JIT's threads took 1.2 s of CPU during
+the first 1,000 jobs and the broker 4.75 s in all, 1.2-1.4 s once warm), which the first
+phase's numbers would otherwise carry. A broker users run is warm.
+
 Prints a markdown table (codeq, seeds' way, ratio) and writes JSON (default
 bench/results/e2e.json). Every phase is bounded by --phase-timeout: a stuck worker is a
 failed phase, not a hung bench. Exit status 1 if any phase failed or any result was wrong.
@@ -36,7 +42,8 @@ import procs  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHASES = ("trivial", "numpy", "cpu100", "latency")
 KINDS = ("codeq", "seed")
-DEFAULT_N = {"trivial": 300, "numpy": 100, "cpu100": 60, "latency": 100}
+DEFAULT_N = {"trivial": 300, "numpy": 100, "cpu100": 60, "latency": 300}
+WARMUP_JOBS = 500  # per warm-up run: a few seconds of either worker
 QUICK_N = {"trivial": 30, "numpy": 12, "cpu100": 6, "latency": 15}
 CPU_JOB = ("import time\nt = time.process_time()\nn = 0\n"
            "while time.process_time() - t < 0.1:\n    n += 1\nprint(n > 0)")
@@ -211,8 +218,10 @@ class Run:
             return m
         return None
 
-    def wait_for(self, ids, what):
-        """Polls until every id has a result; bounded by the phase's deadline."""
+    def wait_for(self, ids, what, sample=True):
+        """Polls until every id has a result; bounded by the phase's deadline. sample: read
+        the worker tree's memory every 0.2 s meanwhile (its smaps_rollup walks take the
+        bench's thread, and the mmap lock of each process read, for milliseconds)."""
         while not all(i in self.reader.arrivals for i in ids):
             if time.monotonic() > self.deadline:
                 got = sum(i in self.reader.arrivals for i in ids)
@@ -220,7 +229,8 @@ class Run:
                                   f"{self.cfg.phase_timeout:.0f} s (log {self.worker.logpath})")
             self.worker.check()
             self.reader.poll(0.02)
-            self.sample_mem()
+            if sample:
+                self.sample_mem()
 
 
 def run_queued(cfg, phase, kind, n):
@@ -275,12 +285,13 @@ def run_latency(cfg, kind, n):
         cpu0 = procs.tree_cpu(r.worker.pid)
         lat, parts, expected = [], {"to_received": [], "received_to_started": [],
                                     "started_to_finished": [], "finished_to_read": []}, {}
+        each = []  # (latency, job, its parts): where the slowest jobs' time went
         for k in range(n):
             j, out = job("latency", k, r.prefix)
             expected[j["id"]] = out
             t, wall = time.monotonic(), time.time()
             kio.produce(r.prod, r.topics.names["jobs"], [j])
-            r.wait_for([j["id"]], f"job {k}")
+            r.wait_for([j["id"]], f"job {k}", sample=False)  # memory: before and after
             t_read, wall_read, res = r.reader.arrivals[j["id"]]
             lat.append(1000 * (t_read - t))
             try:
@@ -290,6 +301,7 @@ def run_latency(cfg, kind, n):
                 parts["received_to_started"].append(1000 * (st - rec))
                 parts["started_to_finished"].append(1000 * (fin - st))
                 parts["finished_to_read"].append(1000 * (wall_read - fin))
+                each.append((lat[-1], k, {q: round(v[-1], 2) for q, v in parts.items()}))
             except (KeyError, ValueError, TypeError):
                 pass
         cpu1 = procs.tree_cpu(r.worker.pid)
@@ -297,6 +309,8 @@ def run_latency(cfg, kind, n):
             "latency_ms": {q: round(pct(lat, v), 2) for q, v in
                            (("p50", .5), ("p90", .9), ("p99", .99), ("max", 1))},
             "breakdown_ms_p50": {k: round(pct(v, .5), 2) for k, v in parts.items() if v},
+            "slowest": [dict(job=k, latency_ms=round(ms, 2), **p)
+                        for ms, k, p in sorted(each, key=lambda e: -e[0])[:5]],
             "cpu_ms_per_job_sequential": round(1000 * (cpu1 - cpu0) / n, 2),
             "mem_loaded_sequential": r.sample_mem(force=True),
         })
@@ -395,6 +409,21 @@ def table(rows):
     return "\n".join(lines)
 
 
+def warm_up(cfg):
+    """Queued trivial jobs through each worker in turn until cfg.warmup seconds have passed;
+    what each run did, so the JSON shows the broker warming (throughput rising, its CPU
+    falling). A failed warm-up run fails nothing: the measured runs say what is wrong."""
+    runs, t0 = [], time.monotonic()
+    while time.monotonic() - t0 < cfg.warmup:
+        for kind in cfg.kinds:
+            print(f"e2e: warm-up {time.monotonic() - t0:.0f}/{cfg.warmup:.0f} s: trivial/{kind}: "
+                  f"{WARMUP_JOBS} jobs ...", flush=True)
+            out = run_queued(cfg, "trivial", kind, WARMUP_JOBS)
+            runs.append({k: out.get(k) for k in ("kind", "jobs", "jobs_per_s_start_to_last",
+                                                 "broker_cpu_s", "error")})
+    return {"s": round(time.monotonic() - t0, 1), "runs": runs}
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -410,6 +439,9 @@ def parse_args(argv):
     ap.add_argument("--repeat", type=int, default=None,
                     help="runs of every phase and worker, order alternating; the table shows "
                          "medians (default 3, --quick 1)")
+    ap.add_argument("--warmup", type=float, default=None,
+                    help="seconds of unrecorded queued trivial jobs through each worker in turn "
+                         "before the measured runs (default 45, --quick 0)")
     ap.add_argument("--slots", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--phase-timeout", type=float, default=None,
@@ -435,6 +467,7 @@ def parse_args(argv):
     if not 1 <= a.repeat <= 20:
         ap.error("--repeat: 1 to 20")
     a.phase_timeout = a.phase_timeout or (90.0 if a.quick else 300.0)
+    a.warmup = (0.0 if a.quick else 45.0) if a.warmup is None else a.warmup
     a.logdir = a.logdir or f"/tmp/codeq-bench-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
     a.output = a.output or (os.path.join(a.logdir, "e2e.json") if a.quick else
                             os.path.join(kio.REPO, "bench", "results", "e2e.json"))
@@ -460,10 +493,12 @@ def main(argv):
                "own_broker": own is not None, "machine": procs.machine(), "versions": versions(cfg),
                "config": {"slots": cfg.slots, "partitions": cfg.partitions, "jobs": cfg.n,
                           "phases": cfg.phases, "workers": cfg.kinds, "repeat": cfg.repeat,
-                          "phase_timeout_s": cfg.phase_timeout, "quick": cfg.quick},
+                          "phase_timeout_s": cfg.phase_timeout, "quick": cfg.quick,
+                          "warmup_s": cfg.warmup},
                "load_before": procs.loadavg(), "runs": {}}
         print(f"e2e: broker {cfg.brokers}, phases {cfg.phases}, jobs {cfg.n}, slots {cfg.slots}, "
               f"logs in {cfg.logdir}, load {doc['load_before']}", flush=True)
+        doc["warmup"] = warm_up(cfg)
         t0 = time.monotonic()
         for rep in range(cfg.repeat):
             # Neighbours' load changes by the second: alternate which worker goes first.
