@@ -95,20 +95,39 @@ static bool proc_stat(const char *pid, char *comm, size_t commlen, char *state, 
 }
 
 /* Up to max children of parent named comm (any name: NULL); returns how many. */
-static int children_of(pid_t parent, const char *comm, pid_t *out, int max)
+/* The processes for which keep(pid, comm, ppid, arg) holds, up to max. */
+typedef bool proc_filter(const char *pid, const char *comm, int ppid, const void *arg);
+
+static int procs_where(proc_filter *keep, const void *arg, pid_t *out, int max)
 {
     DIR *d = opendir("/proc");
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
         char name[64], state;
         int ppid;
-        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) && ppid == parent &&
-            (!comm || !strcmp(name, comm)))
+        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) && keep(e->d_name, name, ppid, arg))
             out[n++] = (pid_t)atoi(e->d_name);
     }
     if (d)
         closedir(d);
     return n;
+}
+
+struct child_of {
+    pid_t parent;
+    const char *comm; /* NULL: any */
+};
+
+static bool is_child_of(const char *pid, const char *comm, int ppid, const void *arg)
+{
+    const struct child_of *c = arg;
+    (void)pid;
+    return ppid == c->parent && (!c->comm || !strcmp(comm, c->comm));
+}
+
+static int children_of(pid_t parent, const char *comm, pid_t *out, int max)
+{
+    return procs_where(is_child_of, &(struct child_of){parent, comm}, out, max);
 }
 
 /* The zygote of this process: our child named codeq-zygote (0 if none). */
@@ -1026,7 +1045,7 @@ static void test_prelude_prepared_once(void **state)
  * process forked once from the interpreter: its child hooks once (in the job's main process;
  * the supervisor and the init in between run no Python), for every job. */
 static const char fork_hooks_prelude[] =
-    "import os as _os, sys as _sys\n"
+    "import os as _os\n"
     "_ran = []\n"
     "_os.register_at_fork(after_in_child=lambda: _ran.append(_os.getpid()))\n"
     "def _start(code):\n"
@@ -1088,27 +1107,23 @@ static void test_guard_prepared_like_exec(void **state)
     sbx_zygote_shutdown();
 }
 
-/* Up to max codeq-zygote processes (zygotes, supervisors) that have our stderr open. */
+/* A codeq-zygote process (a zygote, a supervisor) that has our stderr open. */
+static bool zygote_holding(const char *pid, const char *comm, int ppid, const void *arg)
+{
+    const struct stat *mine = arg;
+    char fd2[300];
+    struct stat st;
+    (void)ppid;
+    snprintf(fd2, sizeof fd2, "/proc/%s/fd/2", pid);
+    return !strcmp(comm, "codeq-zygote") && stat(fd2, &st) == 0 && st.st_dev == mine->st_dev &&
+           st.st_ino == mine->st_ino;
+}
+
+/* Up to max of them. */
 static int zygote_procs_holding_stderr(pid_t *out, int max)
 {
     struct stat mine;
-    if (fstat(STDERR_FILENO, &mine) < 0)
-        return 0;
-    DIR *d = opendir("/proc");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
-        char name[64], state, fd2[300];
-        int ppid;
-        struct stat st;
-        snprintf(fd2, sizeof fd2, "/proc/%s/fd/2", e->d_name);
-        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) &&
-            !strcmp(name, "codeq-zygote") && stat(fd2, &st) == 0 && st.st_dev == mine.st_dev &&
-            st.st_ino == mine.st_ino)
-            out[n++] = (pid_t)atoi(e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return n;
+    return fstat(STDERR_FILENO, &mine) < 0 ? 0 : procs_where(zygote_holding, &mine, out, max);
 }
 
 /* Last: nothing the suite started outlives it. A zygote or supervisor left behind (stopped,
