@@ -13,9 +13,10 @@ its own, and reads their results with read_committed:
 
 Before the measured runs, a warm-up (--warmup seconds, default 45) runs queued trivial jobs
 through each worker in turn, unrecorded but listed in the JSON: a broker that has just started
-spends its first minute compiling its hot paths (its JIT's threads took 1.2 s of CPU during
-the first 1,000 jobs and the broker 4.75 s in all, 1.2-1.4 s once warm), which the first
-phase's numbers would otherwise carry. A broker users run is warm.
+spends its first minute compiling its hot paths (the first 1,000 codeq jobs cost it 4.75 s of
+CPU, 1.2-1.7 s once warm; its JIT's compiler threads still took 0.2-1.2 s per 1,500 jobs
+minutes later), which the first phase's numbers would otherwise carry. A broker users run is
+warm.
 
 Prints a markdown table (codeq, seeds' way, ratio) and writes JSON (default
 bench/results/e2e.json). Every phase is bounded by --phase-timeout: a stuck worker is a
