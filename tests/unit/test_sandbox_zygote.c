@@ -94,8 +94,7 @@ static bool proc_stat(const char *pid, char *comm, size_t commlen, char *state, 
     return true;
 }
 
-/* Up to max children of parent named comm (any name: NULL); returns how many. */
-/* The processes for which keep(pid, comm, ppid, arg) holds, up to max. */
+/* The processes for which keep(pid, comm, ppid, arg) holds, up to max; returns how many. */
 typedef bool proc_filter(const char *pid, const char *comm, int ppid, const void *arg);
 
 static int procs_where(proc_filter *keep, const void *arg, pid_t *out, int max)
@@ -105,7 +104,8 @@ static int procs_where(proc_filter *keep, const void *arg, pid_t *out, int max)
     for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
         char name[64], state;
         int ppid;
-        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) && keep(e->d_name, name, ppid, arg))
+        if (proc_stat(e->d_name, name, sizeof name, &state, &ppid) &&
+            keep(e->d_name, name, ppid, arg))
             out[n++] = (pid_t)atoi(e->d_name);
     }
     if (d)
@@ -125,6 +125,7 @@ static bool is_child_of(const char *pid, const char *comm, int ppid, const void 
     return ppid == c->parent && (!c->comm || !strcmp(comm, c->comm));
 }
 
+/* Up to max children of parent named comm (any name: NULL); returns how many. */
 static int children_of(pid_t parent, const char *comm, pid_t *out, int max)
 {
     return procs_where(is_child_of, &(struct child_of){parent, comm}, out, max);
