@@ -9,7 +9,8 @@ its own, and reads their results with read_committed:
                            worker's start to the last result, and from the first batch of
                            results read to the last; CPU per job; peak memory
   latency                  one job at a time, submit -> result read: p50/p90/p99; the
-                           worker's memory idle; where the time goes (result timestamps)
+                           worker's memory idle; where the time goes (result timestamps);
+                           after --latency-warm queued jobs per partition (see run_latency)
 
 Before the measured runs, a warm-up (--warmup seconds, default 45) runs queued trivial jobs
 through each worker in turn, unrecorded but listed in the JSON: a broker that has just started
@@ -277,15 +278,26 @@ def run_latency(cfg, kind, n):
     """One job at a time on a warm worker: submit -> result read; idle memory."""
     with Run(cfg, "latency", kind, n) as r:
         r.start()
-        warm, _ = job("latency", 99999, r.prefix + "-warm")
-        kio.produce(r.prod, r.topics.names["jobs"], [warm])
-        r.wait_for([warm["id"]], "warm-up job")
-        r.out["ready_s"] = round(r.reader.arrivals[warm["id"]][0] - r.worker.t0, 3)
+        # The run's topics are new: the append that writes a partition's first index entry
+        # (the append after the one that takes its log past log.index.interval.bytes, 4 KiB)
+        # stalled 40-80 ms here, which put the same jobs of every run (offset ~4 of each results
+        # partition, ~25 of each jobs partition) above p99. A topic in service pays it once per
+        # log segment, so queued jobs first take every partition of the jobs, results and audit
+        # topics past it; produced in chunks, so the jobs topic sees many appends, not one.
+        warm = [job("latency", k, r.prefix + "-warm") for k in range(cfg.latency_warm_jobs)]
+        chunk = 10 * cfg.partitions
+        for i in range(0, len(warm), chunk):
+            kio.produce(r.prod, r.topics.names["jobs"], [j for j, _ in warm[i:i + chunk]])
+        r.wait_for([j["id"] for j, _ in warm], "warm-up jobs")
+        r.out["ready_s"] = round(min(r.reader.arrivals[j["id"]][0] for j, _ in warm)
+                                 - r.worker.t0, 3)
+        r.out["warm_jobs"] = len(warm)
         time.sleep(1.0)
         r.out["mem_idle"] = r.sample_mem(force=True)
         cpu0 = procs.tree_cpu(r.worker.pid)
-        lat, parts, expected = [], {"to_received": [], "received_to_started": [],
-                                    "started_to_finished": [], "finished_to_read": []}, {}
+        lat, parts = [], {"to_received": [], "received_to_started": [],
+                          "started_to_finished": [], "finished_to_read": []}
+        expected = {j["id"]: out for j, out in warm}  # checked too, not timed
         each = []  # (latency, job, its parts): where the slowest jobs' time went
         for k in range(n):
             j, out = job("latency", k, r.prefix)
@@ -302,7 +314,9 @@ def run_latency(cfg, kind, n):
                 parts["received_to_started"].append(1000 * (st - rec))
                 parts["started_to_finished"].append(1000 * (fin - st))
                 parts["finished_to_read"].append(1000 * (wall_read - fin))
-                each.append((lat[-1], k, {q: round(v[-1], 2) for q, v in parts.items()}))
+                each.append((lat[-1], k, {q: round(v[-1], 2) for q, v in parts.items()}
+                             | {"submitted_at": datetime.datetime.fromtimestamp(
+                                 wall, datetime.timezone.utc).isoformat(timespec="milliseconds")}))
             except (KeyError, ValueError, TypeError):
                 pass
         cpu1 = procs.tree_cpu(r.worker.pid)
@@ -443,6 +457,9 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=float, default=None,
                     help="seconds of unrecorded queued trivial jobs through each worker in turn "
                          "before the measured runs (default 45, --quick 0)")
+    ap.add_argument("--latency-warm", type=int, default=None, metavar="N",
+                    help="queued jobs per partition before the latency loop, each of its "
+                         "fresh partitions past its first index entry (default 100, --quick 1)")
     ap.add_argument("--slots", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--phase-timeout", type=float, default=None,
@@ -469,6 +486,10 @@ def parse_args(argv):
         ap.error("--repeat: 1 to 20")
     a.phase_timeout = a.phase_timeout or (90.0 if a.quick else 300.0)
     a.warmup = (0.0 if a.quick else 45.0) if a.warmup is None else a.warmup
+    a.latency_warm = (1 if a.quick else 100) if a.latency_warm is None else a.latency_warm
+    if a.latency_warm < 0:
+        ap.error("--latency-warm: 0 or more")
+    a.latency_warm_jobs = max(1, a.latency_warm * a.partitions)
     a.logdir = a.logdir or f"/tmp/codeq-bench-e2e-{time.strftime('%Y%m%d-%H%M%S')}"
     a.output = a.output or (os.path.join(a.logdir, "e2e.json") if a.quick else
                             os.path.join(kio.REPO, "bench", "results", "e2e.json"))
@@ -495,7 +516,7 @@ def main(argv):
                "config": {"slots": cfg.slots, "partitions": cfg.partitions, "jobs": cfg.n,
                           "phases": cfg.phases, "workers": cfg.kinds, "repeat": cfg.repeat,
                           "phase_timeout_s": cfg.phase_timeout, "quick": cfg.quick,
-                          "warmup_s": cfg.warmup},
+                          "warmup_s": cfg.warmup, "latency_warm_per_partition": cfg.latency_warm},
                "load_before": procs.loadavg(), "runs": {}}
         print(f"e2e: broker {cfg.brokers}, phases {cfg.phases}, jobs {cfg.n}, slots {cfg.slots}, "
               f"logs in {cfg.logdir}, load {doc['load_before']}", flush=True)
