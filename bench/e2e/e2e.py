@@ -47,6 +47,7 @@ KINDS = ("codeq", "seed")
 DEFAULT_N = {"trivial": 300, "numpy": 100, "cpu100": 60, "latency": 300}
 WARMUP_JOBS = 500  # per warm-up run: a few seconds of either worker
 QUICK_N = {"trivial": 30, "numpy": 12, "cpu100": 6, "latency": 15}
+GC_PAUSE = re.compile(r"^\[(\S+)\].*\bPause\b.* (\d+(?:\.\d+)?)ms$")
 CPU_JOB = ("import time\nt = time.process_time()\nn = 0\n"
            "while time.process_time() - t < 0.1:\n    n += 1\nprint(n > 0)")
 
@@ -136,11 +137,40 @@ class Worker:
 
 
 class Broker:
-    """The broker JVM's own CPU, to show what exactly-once costs on the broker's side."""
+    """The broker JVM's own CPU, to show what exactly-once costs on the broker's side, and, for
+    the bench's own broker, its GC pauses."""
 
-    def __init__(self, brokers):
+    def __init__(self, brokers, gc_log=None):
         host, _, port = brokers.split(",")[0].rpartition(":")
         self.pid = procs.listener_pid(int(port)) if host in ("127.0.0.1", "localhost") else None
+        self.gc_log = gc_log
+
+    def gc_pauses(self, t0, t1):
+        """[(start, end, ms)] of the stop-the-world pauses that overlap wall-clock [t0, t1]
+        (-Xlog:gc stamps a pause's line when it ends); None without a GC log."""
+        if not self.gc_log:
+            return None
+        out = []
+        try:
+            with open(self.gc_log) as f:
+                for line in f:
+                    m = GC_PAUSE.match(line)
+                    if not m:
+                        continue
+                    end = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
+                    end, ms = end.timestamp(), float(m.group(2))
+                    if end - ms / 1000 <= t1 and end >= t0:
+                        out.append((end - ms / 1000, end, ms))
+        except OSError:
+            return None
+        return out
+
+    def gc_summary(self, t0, t1):
+        p = self.gc_pauses(t0, t1)
+        if p is None:
+            return None
+        return {"pauses": len(p), "total_ms": round(sum(x[2] for x in p), 1),
+                "max_ms": round(max((x[2] for x in p), default=0.0), 1)}
 
     def cpu(self):
         return procs.pid_cpu(self.pid) if self.pid else None
@@ -175,7 +205,7 @@ class Run:
         self.reader = self.worker = None
         self.mem_peak = {"rss_kb": 0, "pss_kb": 0, "procs": 0}
         self.next_mem = 0.0
-        self.t_begin = time.monotonic()
+        self.t_begin, self.wall_begin = time.monotonic(), time.time()
 
     def __enter__(self):
         self.topics.create()
@@ -194,6 +224,9 @@ class Run:
         self.out["machine_total_cpu_s"] = round(busy1[1] - self.busy0[1], 2)
         if broker1 is not None and self.broker0 is not None:
             self.out["broker_cpu_s"] = round(broker1 - self.broker0, 3)
+        gc = self.cfg.broker.gc_summary(self.wall_begin, time.time())
+        if gc is not None:
+            self.out["broker_gc"] = gc
         if self.reader:
             self.out["duplicates"] = self.reader.duplicates
             self.out["unreadable"] = self.reader.bad[:5]
@@ -316,7 +349,8 @@ def run_latency(cfg, kind, n):
                 parts["finished_to_read"].append(1000 * (wall_read - fin))
                 each.append((lat[-1], k, {q: round(v[-1], 2) for q, v in parts.items()}
                              | {"submitted_at": datetime.datetime.fromtimestamp(
-                                 wall, datetime.timezone.utc).isoformat(timespec="milliseconds")}))
+                                 wall, datetime.timezone.utc).isoformat(timespec="milliseconds"),
+                                "window": (wall, wall_read)}))
             except (KeyError, ValueError, TypeError):
                 pass
         cpu1 = procs.tree_cpu(r.worker.pid)
@@ -324,13 +358,24 @@ def run_latency(cfg, kind, n):
             "latency_ms": {q: round(pct(lat, v), 2) for q, v in
                            (("p50", .5), ("p90", .9), ("p99", .99), ("max", 1))},
             "breakdown_ms_p50": {k: round(pct(v, .5), 2) for k, v in parts.items() if v},
-            "slowest": [dict(job=k, latency_ms=round(ms, 2), **p)
+            "slowest": [slow_job(cfg, k, ms, p)
                         for ms, k, p in sorted(each, key=lambda e: -e[0])[:5]],
             "cpu_ms_per_job_sequential": round(1000 * (cpu1 - cpu0) / n, 2),
             "mem_loaded_sequential": r.sample_mem(force=True),
         })
         r.out["wrong"] = check_results(r.reader, expected)
     return r.out
+
+
+def slow_job(cfg, k, ms, parts):
+    """One of the slowest jobs: its split, and the broker's GC pauses inside its submit -> read
+    window (own broker only)."""
+    window = parts.pop("window")
+    out = dict(job=k, latency_ms=round(ms, 2), **parts)
+    gc = cfg.broker.gc_pauses(*window)
+    if gc is not None:
+        out["broker_gc_ms"] = round(sum(x[2] for x in gc), 1)
+    return out
 
 
 def versions(cfg):
@@ -508,7 +553,7 @@ def main(argv):
         cfg.brokers = own.start()
         print(f"e2e: broker ready at {cfg.brokers}", flush=True)
     try:
-        cfg.broker = Broker(cfg.brokers)
+        cfg.broker = Broker(cfg.brokers, own.gc_log if own else None)
         started = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
         doc = {"bench": "e2e", "started_at": started,
                "command": " ".join(["bench/e2e/run.sh", *argv]), "brokers": cfg.brokers,
