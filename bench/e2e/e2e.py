@@ -504,7 +504,8 @@ def parse_args(argv):
                          "before the measured runs (default 45, --quick 0)")
     ap.add_argument("--latency-warm", type=int, default=None, metavar="N",
                     help="queued jobs per partition before the latency loop, each of its "
-                         "fresh partitions past its first index entry (default 100, --quick 1)")
+                         "fresh partitions past its first index entry (default 100, --quick 1; "
+                         "0: a single job)")
     ap.add_argument("--slots", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--phase-timeout", type=float, default=None,
