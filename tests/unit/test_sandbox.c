@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "test_scale.h"
 
 static char g_root[64];
 static sbx_config g_cfg;
@@ -207,7 +208,7 @@ static void test_hello(void **state)
     assert_false(r.out.truncated);
     assert_int_equal(r.err.len, 0);
     assert_string_equal(r.message, "");
-    assert_true(r.wall_ms > 0 && r.wall_ms < 5000);
+    assert_true(r.wall_ms > 0 && r.wall_ms < 5000 * time_scale());
     assert_true(r.cpu_ms > 0);           /* the interpreter's start-up at least */
     assert_true(r.max_rss_kb > 1000);    /* python, not just our init */
     sbx_result_free(&r);
@@ -279,7 +280,7 @@ static void test_cpu_limit(void **state)
     expect_status(&r, SBX_TIMEOUT);
     assert_string_equal(r.message, "cpu time limit 1000 ms exceeded");
     assert_int_equal(r.signal, SIGXCPU);
-    assert_true(r.wall_ms < 6000);
+    assert_true(r.wall_ms < 6000 * time_scale());
     assert_true(r.cpu_ms >= 900);
     sbx_result_free(&r);
 }
@@ -338,7 +339,7 @@ static void test_output_flood(void **state)
     assert_true(r.out.truncated);
     assert_int_equal(r.out.data[10000], '\0');
     assert_memory_equal(r.out.data, "xxxxxxxxxx", 10);
-    assert_true(r.wall_ms < 4000);
+    assert_true(r.wall_ms < 4000 * time_scale());
     sbx_result_free(&r);
 }
 
@@ -370,7 +371,7 @@ static void test_flood_both_streams(void **state)
     run_job(&j, &r);
     expect_status(&r, SBX_OUTPUT_LIMIT);
     assert_true(r.out.len == 65536 || r.err.len == 65536);
-    assert_true(r.wall_ms < 4000);
+    assert_true(r.wall_ms < 4000 * time_scale());
     sbx_result_free(&r);
 }
 
@@ -509,7 +510,7 @@ static void test_daemon_dies(void **state)
     sbx_finish(p, &r);
     expect_status(&r, SBX_OK);
     assert_string_equal(r.out.data, "parent exits\n");
-    assert_true(r.wall_ms < 4000);
+    assert_true(r.wall_ms < 4000 * time_scale());
     /* The scan does see the daemon while the job runs, and nothing afterwards. */
     assert_true(w.seen > 0);
     assert_int_equal(procs_with(marker), 0);
@@ -573,7 +574,7 @@ static void test_pid_namespace_kill_all(void **state)
     run_code(code, &r);
     expect_status(&r, SBX_OK);
     assert_string_equal(r.out.data, "child 9\n");
-    assert_true(r.wall_ms < 4000);
+    assert_true(r.wall_ms < 4000 * time_scale());
     sbx_result_free(&r);
 
     assert_int_equal(waitpid(g_sentinel, NULL, WNOHANG), 0); /* still running */
@@ -707,7 +708,7 @@ static void test_kill(void **state)
     sbx_finish(p, &r);
     expect_status(&r, SBX_INTERNAL);
     assert_string_equal(r.message, "codeq: sandbox: shutting down");
-    assert_true(r.wall_ms < 2000);
+    assert_true(r.wall_ms < 2000 * time_scale());
     sbx_result_free(&r);
 }
 

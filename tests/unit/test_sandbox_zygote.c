@@ -38,15 +38,9 @@
 
 #include "sandbox.h"
 #include "validator.h"
+#include "test_scale.h"
 
 static sbx_config g_cfg;
-
-/* CODEQ_TEST_TIME_SCALE: the emulated cgroup v2 guest runs processes ~40x slower. */
-static unsigned time_scale(void)
-{
-    const char *scale = getenv("CODEQ_TEST_TIME_SCALE");
-    return scale && atoi(scale) > 1 ? (unsigned)atoi(scale) : 1u;
-}
 
 static uint64_t now_ms(void)
 {

@@ -1,0 +1,19 @@
+/* test_scale.h: CODEQ_TEST_TIME_SCALE for the sandbox's unit tests.
+ * How much slower than this host a process runs (the cgroup v2 guest under software
+ * emulation, tests/cgroup2/, which CI runs beside the host's tests). Tests scale by it the
+ * times a job must do work within and the slack a bound allows beyond a limit; limits that
+ * only bound a job meant to time out stay as they are. */
+#ifndef CODEQ_TEST_SCALE_H
+#define CODEQ_TEST_SCALE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static inline uint32_t time_scale(void)
+{
+    const char *s = getenv("CODEQ_TEST_TIME_SCALE");
+    long v = s ? strtol(s, NULL, 10) : 1;
+    return v >= 1 && v <= 100 ? (uint32_t)v : 1;
+}
+
+#endif
