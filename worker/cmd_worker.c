@@ -352,6 +352,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = s.worker_id ? s.worker_id : wid;
+    wrk_signals_install();
     /* One zygote per slot starts now and comes up while the validator, the self-check (which
      * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
      * needs a zygote, fails with the reason. */
@@ -392,7 +393,13 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 2;
     }
-    int rc = wrk_worker_loop(&c);
+    int rc = 0;
+    if (wrk_stop_requested()) /* stopped while starting: it holds no partition, no job */
+        wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL,
+                 "worker %s: stopped during start-up, before joining group %s", c.worker_id,
+                 c.group);
+    else
+        rc = wrk_worker_loop(&c);
     wrk_http_stop();
     sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
     return rc;

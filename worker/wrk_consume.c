@@ -39,7 +39,7 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
-static void install_signals(void)
+void wrk_signals_install(void)
 {
     struct sigaction sa = {0};
     sa.sa_handler = on_stop;
@@ -47,6 +47,11 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+bool wrk_stop_requested(void)
+{
+    return stop_requested;
 }
 
 /* Consumer errors (opaque: the worker); the producer's go to the committer. */
@@ -475,7 +480,6 @@ int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
     wrk_worker w = {.c = c, .beat_fd = -1, .cm = wrk_committer_new()};
-    install_signals();
     if (!w.cm) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "codeq: worker: out of memory");
         return 1;

@@ -122,7 +122,11 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
 
-/* Consume (wrk_consume.c): the worker's main loop; returns the process exit code. */
+/* Consume (wrk_consume.c): the worker's main loop; returns the process exit code.
+ * wrk_signals_install comes first in the worker's start, so that a SIGTERM during the
+ * seconds of start-up (zygotes, validator, self-check) is a stop, not a death by signal. */
+void wrk_signals_install(void);
+bool wrk_stop_requested(void);
 int wrk_worker_loop(const wrk_config *c);
 
 #endif

@@ -8,6 +8,7 @@ import pathlib
 import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 
@@ -41,8 +42,16 @@ AUDIT = validator("audit")
 JOB = validator("job")
 
 
+# A RefResolver keeps a stack of base URIs while it follows a $ref: two threads validating
+# with one validator at once can pop each other's scope ("Unresolvable JSON pointer"), as
+# the abuse suites' thread pools did in the slow cgroup v2 guest. One validation at a time.
+_SCHEMA_LOCK = threading.Lock()
+
+
 def schema_errors(v, msg):
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in v.iter_errors(msg)]
+    with _SCHEMA_LOCK:
+        return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+                for e in v.iter_errors(msg)]
 
 
 class Failures:

@@ -6,11 +6,12 @@ healthy, turns unhealthy while the main loop is stalled on purpose (the document
 CODEQ_TEST_STALL_FILE) and healthy again after. Logs: every line of the worker's stderr is
 a JSON object (time, level, event, message; job_id/topic/partition/offset on job lines);
 --log-format text keeps the line for people; bad --log-format/--log-level values are refused.
-Every wait is bounded."""
+A SIGTERM during start-up ends the worker with 0. Every wait is bounded."""
 import json
 import os
 import pathlib
 import re
+import signal
 import sys
 import time
 import urllib.error
@@ -55,6 +56,31 @@ def scrape(base):
 
 def value(m, name, **labels):
     return m.get(name, {}).get(frozenset(labels.items()), 0.0)
+
+
+def catches_sigterm(pid):
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+def check_stop_during_startup(st):
+    """A SIGTERM in the worker's start-up (zygotes, validator, self-check: about a second)
+    is a stop like any other: exit 0, not a death by signal that an orchestrator reads as a
+    crash. Sent as soon as the worker catches SIGTERM, which it does before that work."""
+    w = st.start("w0")
+    deadline = time.monotonic() + 10
+    while not catches_sigterm(w.pid) and w.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    F.check(catches_sigterm(w.pid), "the worker catches SIGTERM at start")
+    rc = st.stop("w0")
+    F.check(rc == 0, f"worker SIGTERMed during start-up exits 0 (got {rc})")
+    log = (st.logdir / "w0.log").read_text()
+    F.check("stopped during start-up" in log and "worker_started" not in log,
+            "the stop came during start-up and the worker said so")
 
 
 def check_json_log(path):
@@ -128,6 +154,7 @@ base = f"http://127.0.0.1:{port}"
 stall = st.logdir / "stall"
 os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
 try:
+    check_stop_during_startup(st)
     w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
     wait_for("/readyz 200", lambda: http_get(base + "/readyz")[0] == 200, 60)
     F.check(http_get(base + "/healthz")[0] == 200, "/healthz healthy once running")
