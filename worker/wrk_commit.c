@@ -188,7 +188,11 @@ static int produce_one(wrk_committer *cm, const batch_item *it)
         wrk_task_unpublishable(it->task, err + strlen("codeq: publish: "));
         rc = wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
     }
-    if (rc < 0) wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s", err);
+    /* Said here because this path aborts too: a record the broker refused can surface as
+     * the next produce's error instead of a commit's. */
+    if (rc < 0)
+        wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s (aborting the transaction)",
+                 err);
     return rc < 0 ? -1 : 0;
 }
 
