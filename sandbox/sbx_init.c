@@ -249,7 +249,7 @@ int sbx_init_main(void *arg)
     if (!p->inproc) /* exec mode: on the lower half of p->stack (sbx_spawn) */
         sbx_init_asan_stack(p->stack, SBX_STACK_SIZE);
     if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_cgroup_join(p) < 0 ||
-        sbx_init_fds(p) < 0 ||
+        sbx_net_join(p) < 0 || sbx_init_fds(p) < 0 ||
         sbx_init_wait_go(p) < 0 || (sigfd = sbx_init_sigchld(p)) < 0 ||
         sbx_layers_enter_init(p) < 0)
         _exit(SBX_INIT_FAILED);

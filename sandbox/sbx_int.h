@@ -308,10 +308,18 @@ int sbx_cgroup_join(sbx_proc *p);
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
 bool sbx_cgroup_cpu_over(sbx_proc *p);
 
-/* sbx_net.c: true in a zygote's pre-forked supervisor that has already unshared a new, empty
- * network namespace for its one job: the init's clone then leaves out CLONE_NEWNET (the init
- * is born in that namespace) and clears this, so one namespace never serves two jobs. */
-extern bool sbx_net_premade;
+/* sbx_net.c, zygote mode: the network namespace the zygote's jobs take turns in, or -1 (each
+ * job's init is then cloned into a new one). sbx_net_share makes it, once, in the zygote: 0, or
+ * -1 with why. sbx_net_join is the init's step before it closes inherited descriptors: into
+ * that namespace, or into a new one of its own if sbx_net_sockets finds a socket left in it
+ * (1; 0 none; -1 errno). 0, or -1 reported. */
+extern int sbx_net_shared;
+int sbx_net_share(char *why, size_t whylen);
+/* A new one in place of the old, when the zygote cannot vouch that the last job is gone (its
+ * supervisor died without answering); -1 until then. 0, or -1 with why. */
+int sbx_net_renew(char *why, size_t whylen);
+int sbx_net_sockets(void);
+int sbx_net_join(sbx_proc *p);
 
 /* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];

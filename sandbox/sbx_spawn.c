@@ -90,11 +90,8 @@ int sbx_spawn(sbx_proc *p)
         return -1;
     char names[160];
     int flags = sbx_layers_clone_flags(names, sizeof names);
-    if (sbx_net_premade && (flags & CLONE_NEWNET)) {
-        /* This process's own new network namespace, made for this one job (sbx_net.c). */
-        flags &= ~CLONE_NEWNET;
-        sbx_net_premade = false;
-    }
+    if (p->inproc && sbx_net_shared >= 0)
+        flags &= ~CLONE_NEWNET; /* the init joins the zygote's (sbx_net_join) */
     p->t0_ms = sbx_now_ms();
     pid_t pid = p->inproc ? sbx_spawn_fork_init(p, flags)
                           : clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);

@@ -126,11 +126,10 @@ static sbx_proc *sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
  * only speaks if it died without one. Its exit is reaped between jobs, off their path.
  *
  * Supervisors are forked ahead of their job (prefork): the next one is forked, and makes the
- * job's network namespace, while the current job runs, and then waits on a socketpair of its
- * own for the job's descriptor. Its fork, a network namespace's creation (~0.3 ms of sysctl
- * and device registration) and the cgroup's directories (~0.2-0.4 ms) leave the job's
- * latency path. It is still one supervisor, one new, empty network namespace and one new
- * cgroup per job: a supervisor serves one job and exits. */
+ * job's cgroup, while the current job runs, and then waits on a socketpair of its own for the
+ * job's descriptor. Its fork and the cgroup's directories (~0.2-0.4 ms) leave the job's
+ * latency path. It is still one supervisor and one new cgroup per job: a supervisor serves
+ * one job and exits. The network namespace is the zygote's, one job at a time (sbx_net.c). */
 enum { SBX_ZY_SWEEP_EVERY = 64 };
 
 typedef struct {
@@ -138,22 +137,15 @@ typedef struct {
     int hand;   /* the zygote's end: the job's message and memfd go through it */
 } sbx_zy_pre;
 
-/* The pre-forked supervisor: a network namespace of its own for the job's init to be born
- * in (sbx_net_premade) and the job's cgroup, still without limits (sbx_cgroup_ahead), then
- * the job. A failure to make either is answered to the job, with its reason, when the job
- * comes: no job runs without them. */
+/* The pre-forked supervisor: the job's cgroup, still without limits (sbx_cgroup_ahead), then
+ * the job. A failure to make it is answered to the job, with its reason, when the job comes:
+ * no job runs without it. */
 static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
 {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote)
         _exit(1);
     char why[256] = "";
-    if (unshare(CLONE_NEWNET) < 0)
-        snprintf(why, sizeof why, SBX_PREFIX "zygote: unshare(CLONE_NEWNET): %s",
-                 strerrordesc_np(errno));
-    else
-        sbx_net_premade = true;
-    if (!why[0])
-        sbx_cgroup_ahead(c, why, sizeof why);
+    sbx_cgroup_ahead(c, why, sizeof why);
     sbx_zy_msg m;
     int fd;
     ssize_t n;
@@ -273,7 +265,16 @@ static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq,
     *next = (sbx_zy_pre){0};
     if (sbx_zy_pre_fork(c, next, why, sizeof why) < 0)
         *next = (sbx_zy_pre){0};
-    return sbx_zy_answered(&cur, seq);
+    if (sbx_zy_answered(&cur, seq))
+        return 1;
+    /* Died without answering: its init dies with it (PDEATHSIG), but the kernel may not have
+     * killed the job's processes yet, and they are in the network namespace the next job
+     * would join. The next job gets a new one, and a supervisor forked after the change. */
+    if (sbx_net_renew(why, sizeof why) < 0)
+        fprintf(stderr, "%s (each job gets a new network namespace)\n", why);
+    if (next->pid)
+        sbx_zy_pre_drop(next);
+    return 0;
 }
 
 /* Reaps the supervisors that have exited without blocking; how many (not counting a
@@ -402,7 +403,7 @@ int sbx_zygote_serve(int argc, char **argv)
         return 1;
     }
     sbx_inproc = &sbx_zy_py_hooks;
-    if (sbx_zy_staging(c.work_root, why, sizeof why) < 0) {
+    if (sbx_zy_staging(c.work_root, why, sizeof why) < 0 || sbx_net_share(why, sizeof why) < 0) {
         sbx_zy_error(0, why);
         return 1;
     }

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "sbx_int.h" /* sbx_net_sockets */
 #include "test_scale.h"
 
 static char g_root[64];
@@ -761,6 +763,56 @@ static void test_internal_errors(void **state)
     sbx_result_free(&r);
 }
 
+/* sbx_net_sockets, the check a zygote's job makes before it takes its turn in the zygote's
+ * network namespace (sbx_net.c): a new namespace has no socket; a unix socket (bound or not),
+ * UDP and TCP sockets and forty at once are seen, and none once they are closed. Returns which
+ * step failed, in a child of its own namespace. */
+static int net_sockets_steps(void)
+{
+    if (unshare(CLONE_NEWNET) < 0)
+        return 10;
+    if (sbx_net_sockets() != 0)
+        return 11;
+    int u = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (u < 0 || sbx_net_sockets() != 1)
+        return 12;
+    close(u);
+    if (sbx_net_sockets() != 0)
+        return 13;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(40999)};
+    int d = socket(AF_INET, SOCK_DGRAM, 0);
+    if (d < 0 || bind(d, (struct sockaddr *)&a, sizeof a) < 0 || sbx_net_sockets() != 1)
+        return 14;
+    close(d);
+    int t = socket(AF_INET, SOCK_STREAM, 0);
+    if (t < 0 || bind(t, (struct sockaddr *)&a, sizeof a) < 0 || listen(t, 1) < 0 ||
+        sbx_net_sockets() != 1)
+        return 15;
+    close(t);
+    int many[40];
+    for (int i = 0; i < 40; i++)
+        if ((many[i] = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0)
+            return 16;
+    if (sbx_net_sockets() != 1)
+        return 17;
+    for (int i = 0; i < 40; i++)
+        close(many[i]);
+    return sbx_net_sockets() == 0 ? 0 : 18;
+}
+
+static void test_net_sockets_seen(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(net_sockets_steps());
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -777,6 +829,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_hello),
+        cmocka_unit_test(test_net_sockets_seen),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_exception),
         cmocka_unit_test(test_sleep_timeout),

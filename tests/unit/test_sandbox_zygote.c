@@ -311,27 +311,43 @@ static void test_no_data_from_previous_job(void **state)
     sbx_result_free(&r);
 }
 
-/* Each job gets a network namespace of its own, made ahead of it by its pre-forked
- * supervisor (docs/zygote.md, "Prefork"): three jobs of one zygote see three namespaces, none
- * the host's, and nothing a job left bound in its namespace (an abstract unix socket, held by
- * a process it forked) is reachable by the next job. */
-static void test_fresh_netns_per_job(void **state)
+/* A zygote's jobs take turns in one network namespace of the zygote's, never the host's
+ * (sbx_net.c), and nothing a job left bound in it (an abstract unix socket, held by a process
+ * it forked) is reachable by the next job. */
+static unsigned long job_netns(void)
+{
+    sbx_result r;
+    run("import os\nprint(os.stat('/proc/self/ns/net').st_ino)\n", 0, &r);
+    expect(&r, SBX_OK, NULL);
+    unsigned long ino = strtoul(r.out.data, NULL, 10);
+    sbx_result_free(&r);
+    assert_true(ino != 0);
+    return ino;
+}
+
+static void expect_refused(const char *name)
+{
+    char code[512];
+    snprintf(code, sizeof code,
+             "import socket\nc = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "try:\n    c.connect(b'\\0%s')\n    print('reached')\n"
+             "except ConnectionRefusedError:\n    print('refused')\n",
+             name);
+    sbx_result r;
+    run(code, 0, &r);
+    expect(&r, SBX_OK, "refused\n");
+    sbx_result_free(&r);
+}
+
+static void test_netns_turns(void **state)
 {
     (void)state;
     struct stat host;
     assert_int_equal(stat("/proc/self/ns/net", &host), 0);
-    unsigned long seen[3];
-    for (int i = 0; i < 3; i++) {
-        sbx_result r;
-        run("import os\nprint(os.stat('/proc/self/ns/net').st_ino)\n", 0, &r);
-        expect(&r, SBX_OK, NULL);
-        seen[i] = strtoul(r.out.data, NULL, 10);
-        sbx_result_free(&r);
-        assert_true(seen[i] != 0);
-        assert_true(seen[i] != (unsigned long)host.st_ino);
-        for (int k = 0; k < i; k++)
-            assert_true(seen[i] != seen[k]);
-    }
+    unsigned long first = job_netns();
+    assert_true(first != (unsigned long)host.st_ino);
+    for (int i = 0; i < 2; i++)
+        assert_true(job_netns() == first);
     sbx_result r;
     run("import os, socket, time\n"
         "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
@@ -342,12 +358,103 @@ static void test_fresh_netns_per_job(void **state)
         0, &r);
     expect(&r, SBX_OK, "bound\n");
     sbx_result_free(&r);
-    run("import socket\nc = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-        "try:\n    c.connect(b'\\0codeq-zygote-test')\n    print('reached')\n"
-        "except ConnectionRefusedError:\n    print('refused')\n",
+    expect_refused("codeq-zygote-test");
+    /* Its processes are gone, and their sockets with them: the namespace is clean again. */
+    assert_true(job_netns() == first);
+}
+
+/* A socket can outlive every process of its job: a unix socket that carries itself in flight
+ * (SCM_RIGHTS) is freed only by the kernel's garbage collector. Whatever the collector has
+ * done by then, the next job cannot reach it: either it is gone, or the next job's init found
+ * it and took a new namespace. */
+static void test_netns_socket_in_flight(void **state)
+{
+    (void)state;
+    unsigned long shared = job_netns();
+    sbx_result r;
+    run("import array, socket\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind(b'\\0codeq-in-flight')\ns.listen(1)\n"
+        "a, b = socket.socketpair()\n"
+        "fds = array.array('i', [a.fileno(), s.fileno()])\n"
+        "b.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])\n"
+        "print('in flight')\n",
         0, &r);
-    expect(&r, SBX_OK, "refused\n");
+    expect(&r, SBX_OK, "in flight\n");
     sbx_result_free(&r);
+    expect_refused("codeq-in-flight");
+    /* And the turns go on once the collector has freed it. */
+    unsigned long now = shared;
+    for (int i = 0; i < 50 && (now = job_netns()) != shared; i++)
+        usleep(100 * 1000);
+    assert_true(now == shared);
+}
+
+/* The network namespace zygote z keeps for its jobs (its descriptor "net:[inode]"), or 0. */
+static unsigned long zygote_netns(pid_t z)
+{
+    char dir[32], link[64], to[64];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)z);
+    DIR *d = opendir(dir);
+    unsigned long ino = 0;
+    for (struct dirent *e; d && !ino && (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%.20s", dir, e->d_name);
+        ssize_t n = readlink(link, to, sizeof to - 1);
+        if (n > 5 && (to[n] = '\0', strncmp(to, "net:[", 5) == 0))
+            ino = strtoul(to + 5, NULL, 10);
+    }
+    if (d)
+        closedir(d);
+    return ino;
+}
+
+/* Kills (SIGKILL) the supervisor of z's running job, the one with a child (the job's init);
+ * true if there was one. */
+static bool kill_running_supervisor(pid_t z)
+{
+    pid_t sup[4], init;
+    int n = children_of(z, NULL, sup, 4);
+    for (int i = 0; i < n; i++)
+        if (children_of(sup[i], NULL, &init, 1) == 1)
+            return kill(sup[i], SIGKILL) == 0;
+    return false;
+}
+
+/* A supervisor that dies without answering (SIGKILLed here while its job runs) leaves the
+ * zygote unable to vouch that its job's processes are gone: the job is answered
+ * internal_error, and the zygote's jobs go on in a new network namespace (sbx_net_renew). */
+static void test_supervisor_death_renews_netns(void **state)
+{
+    (void)state;
+    pid_t z = zygote_after_a_job(), zs[4];
+    assert_int_equal(children_of(getpid(), "codeq-zygote", zs, 4), 1);
+    unsigned long before = zygote_netns(z);
+    assert_true(before != 0);
+    assert_true(job_netns() == before);
+    const char *code = "import time\ntime.sleep(30)\n";
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
+    sbx_limits_default(&j.limits);
+    sbx_proc *p = sbx_start(&g_cfg, &j);
+    assert_non_null(p);
+    bool killed = false;
+    uint64_t t0 = now_ms();
+    while (!sbx_done(p) && now_ms() - t0 < 60000) {
+        if (!killed && now_ms() - t0 > 300)
+            killed = kill_running_supervisor(z);
+        struct pollfd fds[4];
+        int n = sbx_pollfds(p, fds, 4);
+        poll(fds, (nfds_t)n, killed ? sbx_timeout_ms(p) : 5);
+        sbx_service(p);
+    }
+    sbx_result r;
+    sbx_finish(p, &r);
+    assert_true(killed);
+    assert_int_equal(r.status, SBX_INTERNAL);
+    assert_non_null(strstr(r.message, "supervisor died"));
+    sbx_result_free(&r);
+    unsigned long after = zygote_netns(z);
+    assert_true(after != 0 && after != before);
+    assert_true(job_netns() == after);
 }
 
 /* Staging lives on a tmpfs in the zygote's own mount namespace (docs/zygote.md): mounted
@@ -1165,7 +1272,9 @@ int main(void)
         cmocka_unit_test(test_cannot_execve),
         cmocka_unit_test(test_no_zygote_descriptor),
         cmocka_unit_test(test_no_data_from_previous_job),
-        cmocka_unit_test(test_fresh_netns_per_job),
+        cmocka_unit_test(test_netns_turns),
+        cmocka_unit_test(test_netns_socket_in_flight),
+        cmocka_unit_test(test_supervisor_death_renews_netns),
         cmocka_unit_test(test_staging_private_tmpfs),
         cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
         cmocka_unit_test(test_answer_before_teardown),
