@@ -216,10 +216,10 @@ static void sbx_zy_pre_drop(sbx_zy_pre *pre)
 
 /* Waits until the supervisor has answered the worker (its byte on the socketpair), so that
  * the zygote reads the worker's socket again only once the supervisor no longer does (it
- * reads stops for its job there). EOF without the byte: it died first, and the zygote
- * answers for it. The supervisor's exit is reaped later (sbx_zy_reap), off the next job's
- * path. 1 if it answered, 0 if not. */
-static int sbx_zy_answered(sbx_zy_pre *cur, uint32_t seq)
+ * reads stops for its job there). The supervisor's exit is reaped later (sbx_zy_reap), off the
+ * next job's path. 1 if it answered; 0 if it died first (EOF without the byte), reaped here
+ * with its wait status in *st, and the zygote is to answer for it. */
+static int sbx_zy_answered(sbx_zy_pre *cur, int *st)
 {
     char b;
     ssize_t k;
@@ -228,12 +228,9 @@ static int sbx_zy_answered(sbx_zy_pre *cur, uint32_t seq)
     close(cur->hand);
     if (k == 1)
         return 1;
-    int st = 0;
-    while (waitpid(cur->pid, &st, 0) < 0 && errno == EINTR)
+    *st = 0;
+    while (waitpid(cur->pid, st, 0) < 0 && errno == EINTR)
         ;
-    char why[160];
-    snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
-    sbx_zy_error(seq, why);
     return 0;
 }
 
@@ -265,15 +262,19 @@ static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq,
     *next = (sbx_zy_pre){0};
     if (sbx_zy_pre_fork(c, next, why, sizeof why) < 0)
         *next = (sbx_zy_pre){0};
-    if (sbx_zy_answered(&cur, seq))
+    int st;
+    if (sbx_zy_answered(&cur, &st))
         return 1;
     /* Died without answering: its init dies with it (PDEATHSIG), but the kernel may not have
      * killed the job's processes yet, and they are in the network namespace the next job
-     * would join. The next job gets a new one, and a supervisor forked after the change. */
+     * would join. The next job gets a new one, and a supervisor forked after the change; the
+     * job is answered once that is done. */
     if (sbx_net_renew(why, sizeof why) < 0)
         fprintf(stderr, "%s (each job gets a new network namespace)\n", why);
     if (next->pid)
         sbx_zy_pre_drop(next);
+    snprintf(why, sizeof why, SBX_PREFIX "zygote: job supervisor died (status %d)", st);
+    sbx_zy_error(seq, why);
     return 0;
 }
 
