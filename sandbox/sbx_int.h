@@ -320,6 +320,9 @@ int sbx_net_share(char *why, size_t whylen);
 int sbx_net_renew(char *why, size_t whylen);
 int sbx_net_sockets(void);
 int sbx_net_join(sbx_proc *p);
+/* True when p's init joins that namespace rather than being cloned into a new one: the one
+ * decision sbx_spawn (clone flags) and sbx_net_join must agree on. */
+bool sbx_net_turns(const sbx_proc *p);
 
 /* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];

@@ -112,9 +112,14 @@ int sbx_net_sockets(void)
     return used || tw ? 1 : 0;
 }
 
+bool sbx_net_turns(const sbx_proc *p)
+{
+    return p->inproc && sbx_net_shared >= 0;
+}
+
 int sbx_net_join(sbx_proc *p)
 {
-    if (!p->inproc || sbx_net_shared < 0)
+    if (!sbx_net_turns(p))
         return 0;
     if (setns(sbx_net_shared, CLONE_NEWNET) < 0)
         return sbx_child_fail(p, errno, "setns(the zygote's network namespace)", NULL);

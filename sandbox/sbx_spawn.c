@@ -90,7 +90,7 @@ int sbx_spawn(sbx_proc *p)
         return -1;
     char names[160];
     int flags = sbx_layers_clone_flags(names, sizeof names);
-    if (p->inproc && sbx_net_shared >= 0)
+    if (sbx_net_turns(p))
         flags &= ~CLONE_NEWNET; /* the init joins the zygote's (sbx_net_join) */
     p->t0_ms = sbx_now_ms();
     pid_t pid = p->inproc ? sbx_spawn_fork_init(p, flags)
