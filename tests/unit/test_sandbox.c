@@ -281,7 +281,13 @@ static void test_cpu_limit(void **state)
     run_job(&j, &r);
     expect_status(&r, SBX_TIMEOUT);
     assert_string_equal(r.message, "cpu time limit 1000 ms exceeded");
-    assert_int_equal(r.signal, SIGXCPU);
+    /* The process's own RLIMIT_CPU (SIGXCPU at 1 s) fires first; the cgroup's backstop (SIGKILL
+     * past 1.5 s) and the hard limit (SIGKILL at 2 s) come later, and can overtake it only when
+     * the CPU clock jumps — as it can in the emulated guest (time scale > 1) when its host
+     * starves it (seen once in CI, in the guest: signal 9, the same verdict). There, either
+     * death is the limit working. */
+    if (time_scale() == 1 || r.signal != SIGKILL)
+        assert_int_equal(r.signal, SIGXCPU);
     assert_true(r.wall_ms < 6000 * time_scale());
     assert_true(r.cpu_ms >= 900);
     sbx_result_free(&r);
