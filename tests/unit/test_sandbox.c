@@ -50,7 +50,7 @@ static sbx_job job_of(const char *code, const char *in)
         j.stdin_data = in;
         j.stdin_len = strlen(in);
     }
-    sbx_limits_default(&j.limits);
+    scaled_limits_default(&j.limits);
     return j;
 }
 

@@ -44,7 +44,7 @@ static uint64_t now_ms(void)
 static sbx_job job_of(const char *code)
 {
     sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "confine"};
-    sbx_limits_default(&j.limits);
+    scaled_limits_default(&j.limits);
     return j;
 }
 

@@ -52,7 +52,7 @@ static uint64_t now_ms(void)
 static void run(const char *code, uint32_t wall_ms, sbx_result *r)
 {
     sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
-    sbx_limits_default(&j.limits);
+    scaled_limits_default(&j.limits);
     if (wall_ms)
         j.limits.wall_ms = wall_ms;
     sbx_run(&g_cfg, &j, r);
@@ -579,11 +579,9 @@ static void test_cgroup_per_job_limits_and_figures(void **state)
     const char *eat = "b = bytearray(90 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\n"
                       "x = 0\nfor i in range(1000000):\n    x += i\nprint('ate')\n";
     sbx_job j = {.code = eat, .code_len = strlen(eat), .job_id = "cg"};
-    sbx_limits_default(&j.limits);
+    scaled_limits_default(&j.limits);
     j.limits.memory_mb = 40;
-    unsigned k = time_scale();
-    j.limits.wall_ms = 20000u * k > 60000u ? 60000u : 20000u * k;
-    j.limits.cpu_ms = 5000u * k > 60000u ? 60000u : 5000u * k;
+    j.limits.wall_ms = 20000u * time_scale() > 60000u ? 60000u : 20000u * time_scale();
     sbx_result r;
     sbx_run(&g_cfg, &j, &r);
     expect(&r, SBX_MEMORY_LIMIT, NULL);

@@ -9,11 +9,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "sandbox.h"
+
 static inline uint32_t time_scale(void)
 {
     const char *s = getenv("CODEQ_TEST_TIME_SCALE");
     long v = s ? strtol(s, NULL, 10) : 1;
     return v >= 1 && v <= 100 ? (uint32_t)v : 1;
+}
+
+/* The default limits for a job that must finish: its wall and CPU time scaled (within the
+ * maximum), so that under emulation it still ends by its own doing (a memory bomb touching
+ * 50 MB, an interpreter starting) and not at the deadline. On the host: the defaults. */
+static inline void scaled_limits_default(sbx_limits *l)
+{
+    sbx_limits max;
+    sbx_limits_default(l);
+    sbx_limits_max(&max);
+    uint32_t k = time_scale();
+    l->wall_ms = l->wall_ms * k < max.wall_ms ? l->wall_ms * k : max.wall_ms;
+    l->cpu_ms = l->cpu_ms * k < max.cpu_ms ? l->cpu_ms * k : max.cpu_ms;
 }
 
 #endif
