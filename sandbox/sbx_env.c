@@ -14,10 +14,18 @@
  * job forked from it sees the same os.environ as an exec'd one). A job has one CPU's quota
  * (sbx_cgroup*.c): numerical libraries are told so, rather than starting a thread per host
  * CPU — which would also make a zygote that preloads numpy multi-threaded before it forks. */
-char *const sbx_job_envp[] = {"PATH=/usr/bin:/bin", "HOME=/work" /* sbx_fs.c */, "LANG=C.UTF-8",
-                              "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1",
-                              "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
-                              "MKL_NUM_THREADS=1", NULL};
+#define SBX_JOB_ENV                                                                          \
+    "PATH=/usr/bin:/bin", "HOME=/work" /* sbx_fs.c */, "LANG=C.UTF-8", "PYTHONIOENCODING=utf-8", \
+        "PYTHONDONTWRITEBYTECODE=1", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",              \
+        "MKL_NUM_THREADS=1"
+char *const sbx_job_envp[] = {SBX_JOB_ENV, NULL};
+
+/* The zygote's: the job's and one more, which the zygote removes before its interpreter
+ * reads the environment (sbx_zygote_serve). With it the dynamic linker binds every function
+ * of the zygote's libraries once, at its start; without it each job's three processes,
+ * copies of the zygote, resolved the functions they were first to call and copied the GOT
+ * pages they wrote. Extension modules are bound at load anyway (CPython dlopens RTLD_NOW). */
+char *const sbx_zygote_envp[] = {SBX_JOB_ENV, SBX_ZYGOTE_BIND_NOW "=1", NULL};
 
 static int sbx_env_prepare(sbx_proc *p)
 {

@@ -326,6 +326,8 @@ bool sbx_net_turns(const sbx_proc *p);
 
 /* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];
+extern char *const sbx_zygote_envp[]; /* the job's, with SBX_ZYGOTE_BIND_NOW set */
+#define SBX_ZYGOTE_BIND_NOW "LD_BIND_NOW"
 
 /* sbx_profile.c: which layers a profile turns on; -1 for an unknown name. */
 int sbx_profile_apply(sbx_proc *p, const char *name);

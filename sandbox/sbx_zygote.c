@@ -133,7 +133,7 @@ static int sbx_zy_exec(sbx_proc *p, const sbx_config *c, int theirs, pid_t *pid)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&fa, SBX_ZY_FD + 1);
-    int rc = posix_spawn(pid, path, &fa, NULL, argv, (char **)sbx_job_envp);
+    int rc = posix_spawn(pid, path, &fa, NULL, argv, (char **)sbx_zygote_envp);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return sbx_fail(p, rc, "posix_spawn(%s)", path);

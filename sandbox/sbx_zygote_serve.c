@@ -398,6 +398,9 @@ int sbx_zygote_serve(int argc, char **argv)
     /* Die with the worker; if it is already gone, the death signal was missed: leave. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || (parent && getppid() != parent))
         return 1;
+    /* Its work (binding every function at start) is done: the job's environment is the rest. */
+    if (unsetenv(SBX_ZYGOTE_BIND_NOW) < 0)
+        return 1;
     char why[256];
     if (sbx_zy_py_init(c.python, preload, prelude, why, sizeof why) < 0) {
         sbx_zy_error(0, why);
