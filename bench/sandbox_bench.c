@@ -2,9 +2,9 @@
  *
  * Runs one program (default `pass`) N times through sbx_run (the worker's path minus the
  * validator) for each profile asked for and prints median, p90 and max wall time in
- * milliseconds, and the CPU per job of this process and of every process the sandbox started
- * for it (-z: the zygote and its per-job processes, read from /proc/<zygote>/stat, reaped
- * children included). Exec mode's figure includes the interpreter's own start-up (about 20 ms
+ * milliseconds, and the CPU and minor page faults per job of this process and of every
+ * process the sandbox started for it (-z: the zygote and its per-job processes, read from
+ * /proc/<zygote>/stat, reaped children included). Exec mode's figure includes the interpreter's own start-up (about 20 ms
  * of /usr/bin/python3 -I); in zygote mode (-z) a trivial job's time is the sandbox's own.
  * Kernel work done in kworkers (e.g. a network namespace's deferred cleanup) is not in the
  * CPU column. Single-threaded, one job at a time.
@@ -29,46 +29,62 @@
 static const char *guard; /* -g: the policy's runtime guard, every job's prelude */
 static size_t guard_len;
 
-/* CPU seconds of pid and its reaped children (utime, stime, cutime, cstime), or 0. */
-static double proc_cpu_s(long pid)
+/* What a process tree has used: CPU seconds and minor page faults (most of a zygote job's
+ * faults are copy-on-write ones; their count moves far less between runs than CPU time does,
+ * so an A/B of a change to what a job's processes touch reads better in faults). */
+typedef struct {
+    double cpu_s, minflt;
+} tree_use;
+
+/* pid and its reaped children (minflt cminflt utime stime cutime cstime); zero if gone. */
+static tree_use proc_use(long pid)
 {
+    tree_use u = {0};
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return 0;
+        return u;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
     char *s = strrchr(buf, ')');
-    double t[4] = {0};
+    double t[6] = {0};
     /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime.. */
-    if (s && sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lf %lf %lf %lf", &t[0],
-                    &t[1], &t[2], &t[3]) == 4)
-        return (t[0] + t[1] + t[2] + t[3]) / (double)sysconf(_SC_CLK_TCK);
-    return 0;
+    if (s && sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %lf %lf %*u %*u %lf %lf %lf %lf", &t[0],
+                    &t[1], &t[2], &t[3], &t[4], &t[5]) == 6) {
+        u.minflt = t[0] + t[1];
+        u.cpu_s = (t[2] + t[3] + t[4] + t[5]) / (double)sysconf(_SC_CLK_TCK);
+    }
+    return u;
 }
 
-/* CPU seconds of this process (children reaped by us included) and of its live children
- * (the zygotes, which reap their per-job processes themselves). */
-static double tree_cpu_s(void)
+static double tv_s(struct timeval a, struct timeval b)
+{
+    return (double)(a.tv_sec + b.tv_sec) + (double)(a.tv_usec + b.tv_usec) / 1e6;
+}
+
+/* This process (children reaped by us included) and its live children (the zygotes, which
+ * reap their per-job processes themselves). */
+static tree_use tree_use_now(void)
 {
     struct rusage a, b;
     getrusage(RUSAGE_SELF, &a);
     getrusage(RUSAGE_CHILDREN, &b);
-    double s = (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec +
-                        b.ru_stime.tv_sec) +
-               (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
-                        b.ru_stime.tv_usec) / 1e6;
+    tree_use u = {.cpu_s = tv_s(a.ru_utime, a.ru_stime) + tv_s(b.ru_utime, b.ru_stime),
+                  .minflt = (double)(a.ru_minflt + b.ru_minflt)};
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)getpid(), (long)getpid());
     FILE *f = fopen(path, "r");
     long pid;
-    while (f && fscanf(f, "%ld", &pid) == 1)
-        s += proc_cpu_s(pid);
+    while (f && fscanf(f, "%ld", &pid) == 1) {
+        tree_use c = proc_use(pid);
+        u.cpu_s += c.cpu_s;
+        u.minflt += c.minflt;
+    }
     if (f)
         fclose(f);
-    return s;
+    return u;
 }
 
 static int bench(const sbx_config *base, const char *profile, const char *code, int n)
@@ -83,7 +99,7 @@ static int bench(const sbx_config *base, const char *profile, const char *code, 
     double *t = calloc((size_t)n, sizeof *t);
     if (!t)
         return 1;
-    double cpu0 = 0;
+    tree_use use0 = {0};
     for (int i = -1; i < n; i++) { /* i = -1: warm-up (a zygote's spawn), not counted */
         sbx_result r;
         double t0 = bench_now_ms();
@@ -91,7 +107,7 @@ static int bench(const sbx_config *base, const char *profile, const char *code, 
         if (i >= 0)
             t[i] = bench_now_ms() - t0;
         else
-            cpu0 = tree_cpu_s();
+            use0 = tree_use_now();
         if (r.status != SBX_OK) {
             fprintf(stderr, "sandbox_bench: %s: job ended %s: %s\n", profile,
                     sbx_status_name(r.status), r.message);
@@ -101,10 +117,13 @@ static int bench(const sbx_config *base, const char *profile, const char *code, 
         }
         sbx_result_free(&r);
     }
-    double cpu_ms = (tree_cpu_s() - cpu0) * 1e3 / n;
+    tree_use use1 = tree_use_now();
+    double cpu_ms = (use1.cpu_s - use0.cpu_s) * 1e3 / n, faults = (use1.minflt - use0.minflt) / n;
     qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
-    printf("%-12s %s n=%d median %.2f ms  p90 %.2f ms  max %.1f ms  cpu/job %.2f ms\n", profile,
-           c.isolation ? c.isolation : "exec", n, t[n / 2], t[(n * 9) / 10], t[n - 1], cpu_ms);
+    printf("%-12s %s n=%d median %.2f ms  p90 %.2f ms  max %.1f ms  cpu/job %.2f ms  "
+           "faults/job %.0f\n",
+           profile, c.isolation ? c.isolation : "exec", n, t[n / 2], t[(n * 9) / 10], t[n - 1],
+           cpu_ms, faults);
     free(t);
     return 0;
 }
