@@ -13,6 +13,30 @@ echo "codeq: guest: $(uname -r), $(stat -f -c %T /sys/fs/cgroup) at /sys/fs/cgro
 [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && ! grep -q ' cgroup ' /proc/mounts ||
   { echo "codeq: guest: not a pure cgroup v2 host" >&2; exit 1; }
 suite=$1; shift
+
+# The VM is killed at its limit (-t, CODEQ_GUEST_LIMIT_S) without a word from the suite. A
+# minute before that (counted from the guest's boot), say where the suite waits: every thread's
+# Python stack (codeq_test.py, CODEQ_TEST_DUMP_AFTER_S) and each process's state, wait channel
+# and kernel stack. Python writes unbuffered, so nothing printed before is lost either.
+export PYTHONUNBUFFERED=1
+done_flag=/run/codeq-guest-suite-done
+dump_at=$(( ${CODEQ_GUEST_LIMIT_S:-0} - 60 ))    # in seconds of the guest's uptime
+dump_after=$(awk -v d=$dump_at -v u="$t0" 'BEGIN { printf "%d", d - u }')
+if [ "$dump_after" -gt 0 ]; then
+  export CODEQ_TEST_DUMP_AFTER_S=$dump_after
+  (
+    while [ "$(cut -d. -f1 /proc/uptime)" -lt $dump_at ]; do
+      sleep 5
+      [ -e $done_flag ] && exit 0
+    done
+    echo "codeq: guest: $suite still running at uptime ${dump_at} s, a minute before the VM's limit:"
+    sel="-N --pid 2 --ppid 2"    # all but the kernel's threads
+    ps $sel -o pid,ppid,stat,wchan:32,etimes,args | cut -c1-240
+    for p in $(ps $sel -o pid=); do
+      echo "--- kernel stack of $p ($(cat /proc/$p/comm 2>/dev/null)):"; cat /proc/$p/stack 2>/dev/null
+    done
+  ) >&2 &
+fi
 case $suite in
   units)
     rc=0
@@ -24,5 +48,6 @@ case $suite in
   *)
     sh "$src/tests/cgroup2/$suite" "$@"; rc=$? ;;
 esac
+touch $done_flag
 echo "codeq: guest: $suite ended $rc after $(echo "$(cut -d' ' -f1 /proc/uptime) $t0" | awk '{printf "%.0f", $1 - $2}') s"
 exit $rc

@@ -67,7 +67,21 @@ def one(i, suite, port, td):
             str(WALL_MS), "--cpu-ms", str(CPU_MS), "--stdin", str(stdin), str(prog)]
     t0 = time.monotonic()
     run = Run(argv, dict(os.environ), hard_s=WALL_MS / 1000 + START_S + SLACK_S)
+    progress(f"job {i}", run)
     return i, token, run, t0, time.monotonic()
+
+
+def progress(what, run):
+    """One line as each run ends, so that a suite stopped from outside (the guest's time
+    limit) shows which runs had ended and which had not."""
+    try:
+        status = json.loads(run.stdout)["status"]
+    except (ValueError, KeyError, TypeError):
+        status = "no result"
+    # One write per line: the runs' threads end together and print's separate newline interleaves.
+    sys.stdout.write(f"abuse_concurrency: {what} ended after {run.elapsed_ms / 1000:.1f} s: exit {run.rc}, "
+                     f"{status}" + (", killed at the runner's bound" if run.killed else "") + "\n")
+    sys.stdout.flush()
 
 
 def check_job(i, token, run, tokens):
@@ -142,7 +156,9 @@ def budget():
             # numpy preloaded each forked process costs ~0.6 MB more (docs/zygote.md).
             argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-budget-{role}-{token}", *RUN_POLICY,
                     "--wall-ms", str(BUDGET_WALL_MS), "--memory-mb", "128", "--stdin", str(stdin), str(prog)]
-            return role, token, Run(argv, dict(os.environ), hard_s=BUDGET_WALL_MS / 1000 + START_S + SLACK_S)
+            run = Run(argv, dict(os.environ), hard_s=BUDGET_WALL_MS / 1000 + START_S + SLACK_S)
+            progress(f"budget {role}", run)
+            return role, token, run
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             runs = list(pool.map(go, ("hog", "victim")))

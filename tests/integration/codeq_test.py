@@ -2,6 +2,7 @@
 schemas/ with a real JSON Schema validator (python3-jsonschema, draft 2020-12), report counts.
 
 Run with Debian's /usr/bin/python3 (ctest does)."""
+import faulthandler
 import json
 import os
 import pathlib
@@ -27,6 +28,12 @@ def _load_schemas():
 
 
 _STORE = _load_schemas()
+
+# CODEQ_TEST_DUMP_AFTER_S=N (set by tests/cgroup2/guest.sh shortly before the guest's time
+# runs out): a suite still running then prints every thread's stack to stderr, so that a run
+# killed at its bound says where it waited instead of ending without a word.
+if os.environ.get("CODEQ_TEST_DUMP_AFTER_S"):
+    faulthandler.dump_traceback_later(float(os.environ["CODEQ_TEST_DUMP_AFTER_S"]), exit=False)
 
 
 def validator(name):
