@@ -81,20 +81,18 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import abuse_host as host  # noqa: E402
-from codeq_test import (BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures,  # noqa: E402
-                        schema_errors)
+from codeq_test import (BIN, DEFAULT_TIME_MS, ISOLATION, ISOLATION_ARGS, MAX_TIME_MS, RESULT, SRC,  # noqa: E402
+                        TIME_SCALE, Failures, scaled_ms, schema_errors)
 
 ABUSE = SRC / "tests" / "abuse"
 PROLOGUE = (ABUSE / "_prologue.py").read_text()
 SUITE = secrets.token_hex(4)
 CANARY = f"canary-{secrets.token_hex(8)}"
-DEFAULT_WALL_MS = 5000
 # CODEQ_TEST_TIME_SCALE=N (the cgroup v2 guest under software emulation, tests/cgroup2/): a
 # process runs up to ~40x slower there, so every time in the suite is scaled by N: the jobs'
 # wall and CPU limits (so that a memory bomb reaches its allocation before its deadline), the
 # time expectations and the runner's own bounds. What is checked is unchanged.
 SCALE = TIME_SCALE
-MAX_TIME_MS = 60000  # the built-in ceiling of wall_ms and cpu_ms: a scaled limit stays within
 # How often a run's process tree is sampled. One pass over /proc costs ~2 ms here and ~45 ms in
 # the emulated guest, where two runs polling every 50 ms took most of a vCPU from their jobs;
 # there it is sampled every 200 ms, still many times over a fork bomb's life.
@@ -270,9 +268,9 @@ def scaled_limits(limits):
         return dict(limits)
     out = dict(limits)
     for k in ("wall_ms", "cpu_ms"):
-        v = limits.get(k, DEFAULT_WALL_MS)
+        v = limits.get(k, DEFAULT_TIME_MS)
         if v <= MAX_TIME_MS:
-            out[k] = min(v * SCALE, MAX_TIME_MS)
+            out[k] = scaled_ms(v)
     return out
 
 
@@ -291,7 +289,7 @@ def run_case(path):
     job_id = f"abuse-{name}-{token}"
     limits = scaled_limits(h["limits"])
     args, problems = limit_args(limits)
-    wall = limits.get("wall_ms", DEFAULT_WALL_MS)
+    wall = limits.get("wall_ms", DEFAULT_TIME_MS)
     ctx = {"token": token, "suite": SUITE, "runner_pid": os.getpid()}
     sentinel = host.Sentinel() if "sentinel" in h["host"] else None
     listener = host.Listener() if "listener" in h["host"] else None

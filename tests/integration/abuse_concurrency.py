@@ -25,7 +25,8 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import abuse_host as host  # noqa: E402
 from abuse import POLICY, PROLOGUE, Run, pid_namespace_in_place  # noqa: E402
-from codeq_test import BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures, free_port, schema_errors  # noqa: E402
+from codeq_test import (BIN, ISOLATION, ISOLATION_ARGS, RESULT, SRC, TIME_SCALE, Failures, free_port,  # noqa: E402
+                        scaled_ms, schema_errors)
 
 # In the emulated guest (CODEQ_TEST_TIME_SCALE > 1) 10: its 2 vCPUs are two host threads, and
 # under ctest -j2 a host test beside it (the fuzz harnesses' clang build) slowed 20 jobs to
@@ -35,9 +36,9 @@ JOBS = 20 if TIME_SCALE == 1 else 10
 # Scaled where processes run slower (CODEQ_TEST_TIME_SCALE, the emulated cgroup v2 guest), within
 # the 60 s maximum: all jobs on 2 CPUs must get to report. CPU time as much as wall time: the
 # guest's kernel counts the time its vCPU thread waited on the host as the job's CPU time.
-WALL_MS = min(20000 * TIME_SCALE, 60000)
-CPU_MS = min(5000 * TIME_SCALE, 60000)
-BUDGET_WALL_MS = min(10000 * TIME_SCALE, 60000)
+WALL_MS = scaled_ms(20000)
+CPU_MS = scaled_ms(5000)
+BUDGET_WALL_MS = scaled_ms(10000)
 # In zygote mode each `codeq run` first starts its own zygote (numpy preloaded), allowed
 # --zygote-start-ms (10 s, scaled). In the emulated guest 20 of them starting at once took
 # more than the 60 s of slack this bound had, and the runner killed 19 healthy runs.

@@ -587,7 +587,9 @@ static void test_pids_limit(void **state)
     (void)state;
     /* The children sleep past the job's wall limit: a sandbox that waited for them would
      * answer timeout, whatever the machine's speed. */
-    uint32_t wall_ms = 5000 * time_scale() < 60000 ? 5000 * time_scale() : 60000;
+    sbx_limits max;
+    sbx_limits_max(&max);
+    uint32_t wall_ms = scaled_ms(5000, max.wall_ms);
     char code[512];
     snprintf(code, sizeof code,
              "import os, time\n"

@@ -18,6 +18,13 @@ static inline uint32_t time_scale(void)
     return v >= 1 && v <= 100 ? (uint32_t)v : 1;
 }
 
+/* A job's time limit scaled, within the maximum a job may be given (sbx_limits_max). */
+static inline uint32_t scaled_ms(uint32_t ms, uint32_t max_ms)
+{
+    uint32_t k = time_scale();
+    return ms * k < max_ms ? ms * k : max_ms;
+}
+
 /* The default limits for a job that must finish: its wall and CPU time scaled (within the
  * maximum), so that under emulation it still ends by its own doing (a memory bomb touching
  * 50 MB, an interpreter starting) and not at the deadline. On the host: the defaults. */
@@ -26,9 +33,8 @@ static inline void scaled_limits_default(sbx_limits *l)
     sbx_limits max;
     sbx_limits_default(l);
     sbx_limits_max(&max);
-    uint32_t k = time_scale();
-    l->wall_ms = l->wall_ms * k < max.wall_ms ? l->wall_ms * k : max.wall_ms;
-    l->cpu_ms = l->cpu_ms * k < max.cpu_ms ? l->cpu_ms * k : max.cpu_ms;
+    l->wall_ms = scaled_ms(l->wall_ms, max.wall_ms);
+    l->cpu_ms = scaled_ms(l->cpu_ms, max.cpu_ms);
 }
 
 #endif
