@@ -7,15 +7,27 @@
  * does anything) and N times posix_spawn + wait of a static program that only exits (what
  * an exec'd helper would cost instead: posix_spawn is vfork + exec, no copy of the address
  * space). CPU is the bench's own and its children's (getrusage), wall per spawn beside it.
- * Usage: copy_cost_bench [-n N] [-r ROUNDS] [-i MODULE[,MODULE...]] [HELPER...] */
+ * With -j (root: it makes namespaces) it also times a job's shape both ways: an init cloned
+ * into new pid/mount/ipc/uts namespaces as a copy, which forks the main process (a copy) and
+ * reaps it, as today; against an init cloned with CLONE_VM | CLONE_VFORK (sharing this
+ * process's memory, posix_spawn's way), which forks the main process and execs the first
+ * HELPER from a memfd, the helper reaping it.
+ * Usage: copy_cost_bench [-n N] [-r ROUNDS] [-i MODULE[,MODULE...]] [-j] [HELPER...] */
 #include <Python.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +76,102 @@ static int one_child(const char *helper)
     return 0;
 }
 
+/* A job's shape (-j). The namespaces a job's init is cloned into (the network one is the
+ * zygote's, shared); the init makes its mounts private, as its first mount step does. */
+#define JOB_NS (CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
+
+static int helper_memfd = -1;
+
+static pid_t fork_like(unsigned long flags)
+{
+    return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0UL);
+}
+
+static void init_first_steps(void)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        _exit(90);
+}
+
+/* Today: the init is a copy; it forks the main process (a copy) and reaps it. */
+static pid_t job_init_copy(void)
+{
+    pid_t init = fork_like(JOB_NS);
+    if (init == 0) {
+        init_first_steps();
+        if (fork_like(0) == 0)
+            _exit(0);
+        int st;
+        while (wait(&st) > 0 || errno == EINTR)
+            ;
+        _exit(0);
+    }
+    return init;
+}
+
+/* The other way: runs on its own stack in this process's memory, this process suspended,
+ * until the exec gives it the helper's. */
+static int job_vfork_init(void *arg)
+{
+    (void)arg;
+    init_first_steps();
+    if (fork_like(0) == 0)
+        _exit(0);
+    char *argv[] = {"codeq-init", NULL}, *envp[] = {NULL};
+    syscall(SYS_execveat, helper_memfd, "", argv, envp, AT_EMPTY_PATH);
+    _exit(91);
+}
+
+static pid_t job_init_vfork(void)
+{
+    static char *stack;
+    const size_t len = 256 * 1024;
+    if (!stack) {
+        stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (stack == MAP_FAILED) {
+            stack = NULL;
+            return -1;
+        }
+    }
+    return clone(job_vfork_init, stack + len, JOB_NS | CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+}
+
+/* The helper into a memfd, as a zygote would hold it; 0, or -1 with a message. */
+static int helper_load(const char *path)
+{
+    int src = open(path, O_RDONLY | O_CLOEXEC);
+    helper_memfd = memfd_create("codeq-init", MFD_CLOEXEC);
+    if (src < 0 || helper_memfd < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: open %s or memfd_create: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char buf[65536];
+    ssize_t k;
+    while ((k = read(src, buf, sizeof buf)) > 0)
+        if (write(helper_memfd, buf, (size_t)k) != k) {
+            fprintf(stderr, "codeq: copy_cost_bench: write(memfd): %s\n", strerror(errno));
+            return -1;
+        }
+    close(src);
+    return k < 0 ? -1 : 0;
+}
+
+/* One job's processes started and reaped one way or the other; 0, or -1 with a message. */
+static int one_job(bool vfork_init)
+{
+    pid_t init = vfork_init ? job_init_vfork() : job_init_copy();
+    int st;
+    if (init < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: clone(init): %s\n", strerror(errno));
+        return -1;
+    }
+    if (waitpid(init, &st, 0) != init || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: job init ended with status %#x\n", st);
+        return -1;
+    }
+    return 0;
+}
+
 /* Mappings and anonymous resident memory of this process: the shape a fork copies. */
 static void print_shape(void)
 {
@@ -104,23 +212,28 @@ static int import_all(const char *modules)
 int main(int argc, char **argv)
 {
     int n = 300, rounds = 3, opt;
+    bool jobs = false;
     const char *modules = NULL;
-    while ((opt = getopt(argc, argv, "n:r:i:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:r:i:j")) != -1) {
         if (opt == 'n')
             n = atoi(optarg);
         else if (opt == 'r')
             rounds = atoi(optarg);
         else if (opt == 'i')
             modules = optarg;
+        else if (opt == 'j')
+            jobs = true;
         else {
-            fprintf(stderr, "usage: copy_cost_bench [-n N] [-r ROUNDS] [-i MODULE[,MODULE...]] [HELPER...]\n");
+            fprintf(stderr, "usage: copy_cost_bench [-n N] [-r ROUNDS] [-i MODULE[,MODULE...]] [-j] [HELPER...]\n");
             return 2;
         }
     }
-    if (n < 1 || rounds < 1) {
-        fprintf(stderr, "codeq: copy_cost_bench: -n and -r must be at least 1\n");
+    if (n < 1 || rounds < 1 || (jobs && optind == argc)) {
+        fprintf(stderr, "codeq: copy_cost_bench: -n and -r must be at least 1; -j needs a HELPER\n");
         return 2;
     }
+    if (jobs && helper_load(argv[optind]) < 0)
+        return 1;
     Py_InitializeEx(0);
     if (modules && import_all(modules) < 0)
         return 1;
@@ -137,6 +250,15 @@ int main(int argc, char **argv)
             printf("round %d  %-40s %.3f ms CPU, %.3f ms wall per child\n", r + 1,
                    helper ? helper : "fork of this process", (cpu_ms() - c0) / n,
                    (bench_now_ms() - w0) / n);
+        }
+        for (int k = 0; jobs && k < 2; k++) {
+            double c0 = cpu_ms(), w0 = bench_now_ms();
+            for (int i = 0; i < n; i++)
+                if (one_job(k == 1) < 0)
+                    return 1;
+            printf("round %d  %-40s %.3f ms CPU, %.3f ms wall per job\n", r + 1,
+                   k == 0 ? "job: init a copy, main a copy" : "job: vfork init, main a copy, helper",
+                   (cpu_ms() - c0) / n, (bench_now_ms() - w0) / n);
         }
     }
     return 0;
