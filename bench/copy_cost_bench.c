@@ -47,6 +47,17 @@ static double cpu_ms(void)
     return us / 1e3;
 }
 
+/* Waits for a child that must exit 0; 0, or -1 with a message naming it. */
+static int reap_ok(pid_t pid, const char *what)
+{
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: %s ended with status %#x\n", what, st);
+        return -1;
+    }
+    return 0;
+}
+
 /* One child: a copy of this process (helper NULL) or the helper exec'd; 0, or -1 with a
  * message. */
 static int one_child(const char *helper)
@@ -68,12 +79,7 @@ static int one_child(const char *helper)
             return -1;
         }
     }
-    int st;
-    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "codeq: copy_cost_bench: child %s did not exit 0\n", helper ? helper : "(fork)");
-        return -1;
-    }
-    return 0;
+    return reap_ok(pid, helper ? helper : "the copy");
 }
 
 /* A job's shape (-j). The namespaces a job's init is cloned into (the network one is the
@@ -139,37 +145,27 @@ static pid_t job_init_vfork(void)
 /* The helper into a memfd, as a zygote would hold it; 0, or -1 with a message. */
 static int helper_load(const char *path)
 {
-    int src = open(path, O_RDONLY | O_CLOEXEC);
-    helper_memfd = memfd_create("codeq-init", MFD_CLOEXEC);
-    if (src < 0 || helper_memfd < 0) {
-        fprintf(stderr, "codeq: copy_cost_bench: open %s or memfd_create: %s\n", path, strerror(errno));
+    size_t len;
+    char *image = bench_slurp(path, &len, 0);
+    if (!image)
         return -1;
-    }
-    char buf[65536];
-    ssize_t k;
-    while ((k = read(src, buf, sizeof buf)) > 0)
-        if (write(helper_memfd, buf, (size_t)k) != k) {
-            fprintf(stderr, "codeq: copy_cost_bench: write(memfd): %s\n", strerror(errno));
-            return -1;
-        }
-    close(src);
-    return k < 0 ? -1 : 0;
+    helper_memfd = memfd_create("codeq-init", MFD_CLOEXEC);
+    int rc = helper_memfd >= 0 && write(helper_memfd, image, len) == (ssize_t)len ? 0 : -1;
+    if (rc < 0)
+        fprintf(stderr, "codeq: copy_cost_bench: %s into a memfd: %s\n", path, strerror(errno));
+    free(image);
+    return rc;
 }
 
 /* One job's processes started and reaped one way or the other; 0, or -1 with a message. */
 static int one_job(bool vfork_init)
 {
     pid_t init = vfork_init ? job_init_vfork() : job_init_copy();
-    int st;
     if (init < 0) {
         fprintf(stderr, "codeq: copy_cost_bench: clone(init): %s\n", strerror(errno));
         return -1;
     }
-    if (waitpid(init, &st, 0) != init || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "codeq: copy_cost_bench: job init ended with status %#x\n", st);
-        return -1;
-    }
-    return 0;
+    return reap_ok(init, "the job's init");
 }
 
 /* Mappings and anonymous resident memory of this process: the shape a fork copies. */

@@ -89,6 +89,8 @@ ISOLATION_ARGS = [f"--isolation={ISOLATION}"]
 # CODEQ_TEST_TIME_SCALE=N: processes run N times slower here than on the host (the cgroup v2
 # guest under emulation, tests/cgroup2/): a zygote's start gets N times its default 10 s.
 TIME_SCALE = max(1, min(60, int(os.environ.get("CODEQ_TEST_TIME_SCALE", "1"))))
+if ISOLATION == "zygote" and TIME_SCALE > 1:
+    ISOLATION_ARGS.append(f"--zygote-start-ms={10000 * TIME_SCALE}")
 # A job's default wall and CPU time, and the most either may be (sandbox/sbx_limits.c).
 DEFAULT_TIME_MS, MAX_TIME_MS = 5000, 60000
 
@@ -96,8 +98,8 @@ DEFAULT_TIME_MS, MAX_TIME_MS = 5000, 60000
 def scaled_ms(ms):
     """A job's time limit scaled by TIME_SCALE, within the maximum a job may be given."""
     return min(ms * TIME_SCALE, MAX_TIME_MS)
-if ISOLATION == "zygote" and TIME_SCALE > 1:
-    ISOLATION_ARGS.append(f"--zygote-start-ms={10000 * TIME_SCALE}")
+
+
 WORKER_ISOLATION_ARGS = ([f"--isolation={os.environ['CODEQ_TEST_ISOLATION']}"]
                          if os.environ.get("CODEQ_TEST_ISOLATION") else [])
 

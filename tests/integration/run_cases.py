@@ -8,8 +8,8 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import (AUDIT, DEFAULT_TIME_MS, ISOLATION, RESULT, SRC, TIME_SCALE, Failures, run, scaled_ms,
-                        schema_errors)  # noqa: E402
+from codeq_test import (AUDIT, DEFAULT_TIME_MS, ISOLATION, RESULT, SRC, TIME_SCALE, Failures, run,  # noqa: E402
+                        scaled_ms, schema_errors)
 
 CASES = SRC / "tests" / "cases"
 F = Failures()
