@@ -104,6 +104,8 @@ typedef struct {
     bool artifacts_truncated; /* some were left out: over artifact_files/artifact_bytes, or
                                  not a plain file (symlink, hard link, FIFO, device) */
     bool code_obj_used;  /* the job ran sbx_job.code_obj: its source was not compiled again */
+    bool cgroup_born;    /* the job's init was cloned into its cgroup (v2, clone3), not moved
+                            there after: no cgroup migration on the job's path */
     bool unstarted;      /* SBX_INTERNAL, and the job's code never ran: the sandbox failed while
                             setting it up (staging, cgroup, namespaces, a zygote that never took
                             it). The job is not the cause; running it again later is safe. */

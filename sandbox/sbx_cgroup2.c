@@ -12,7 +12,8 @@
  * shared with processes that are not ours to move. Then <base>/<parent>/job-<pid>-<n> per job,
  * with "+memory +pids +cpu" (and "+io" where present) written to each cgroup.subtree_control
  * on the way — plain file writes: libcgroup 2.0.2 has no call for it.
- * Per job, made with libcgroup (create, attach): memory.max = memory_mb, memory.swap.max = 0
+ * Per job, made with libcgroup (create; the init is born in it, sbx_spawn.c, or attached
+ * where clone3 is missing): memory.max = memory_mb, memory.swap.max = 0
  * (where swap accounting exists; without it there is no swap to use beyond what the host's own
  * swap allows — run such hosts without swap), pids.max = pids, cpu.max = "100000 100000" (one
  * CPU), and where the io controller is enabled io.max on the disks of /usr and the work root
@@ -43,6 +44,7 @@ typedef struct {
     char name[1200];       /* relative to the mount: libcgroup's name */
     char dir[1300];        /* absolute */
     int stat_fd;           /* cpu.stat */
+    int dir_fd;            /* the directory, O_PATH: for clone3(CLONE_INTO_CGROUP) */
 } sbx_cg2;
 
 static atomic_uint sbx_cg2_seq;
@@ -289,7 +291,7 @@ static int sbx_cg2_create(sbx_proc *p)
     sbx_cg2 *g = calloc(1, sizeof *g);
     if (!g)
         return sbx_fail(p, ENOMEM, "cgroup");
-    g->stat_fd = -1;
+    g->stat_fd = g->dir_fd = -1;
     p->cg = g;
     /* The cgroup made ahead, if any: it is under sbx_cg2_own, which is fixed per process. */
     bool ahead = sbx_cg2_ahead_name[0] != '\0';
@@ -313,15 +315,27 @@ static int sbx_cg2_create(sbx_proc *p)
     snprintf(path, sizeof path, "%s/cpu.stat", g->dir);
     if ((g->stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return sbx_fail(p, errno, "cgroup open %s", path);
+    if ((g->dir_fd = open(g->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return sbx_fail(p, errno, "cgroup open %s", g->dir);
     return 0;
 }
 
+static int sbx_cg2_clone_fd(sbx_proc *p)
+{
+    return ((sbx_cg2 *)p->cg)->dir_fd;
+}
+
+/* Only where clone3 is missing (sbx_spawn.c). One write of the pid: libcgroup's
+ * cgroup_attach_task_pid writes it once per controller (three times), each write taking the
+ * lock that an init born in its cgroup never takes. */
 static int sbx_cg2_attach(sbx_proc *p)
 {
     sbx_cg2 *g = p->cg;
-    int rc = cgroup_attach_task_pid(g->cg, p->pid);
-    if (rc != 0)
-        return sbx_fail(p, 0, "cgroup attach init to %s: %s", g->name, sbx_cgroup_strerror(rc));
+    char path[1400], pid[16];
+    snprintf(path, sizeof path, "%s/cgroup.procs", g->dir);
+    snprintf(pid, sizeof pid, "%d", (int)p->pid);
+    if (sbx_cg2_write(path, pid) < 0)
+        return sbx_fail(p, errno, "cgroup attach init to %s", g->name);
     return 0;
 }
 
@@ -400,6 +414,8 @@ static int sbx_cg2_destroy(sbx_proc *p)
     int rc = 0;
     if (g->stat_fd >= 0)
         close(g->stat_fd);
+    if (g->dir_fd >= 0)
+        close(g->dir_fd);
     if (g->cg) {
         if (sbx_cg2_empty(g) < 0)
             rc = sbx_fail(p, 0, "cgroup %s: processes left after kill", g->name);
@@ -448,6 +464,7 @@ const sbx_cgroup_ops sbx_cgroup_v2 = {
     .name = "cgroup-v2",
     .create = sbx_cg2_create,
     .attach = sbx_cg2_attach,
+    .clone_fd = sbx_cg2_clone_fd,
     .cpu_ns = sbx_cg2_cpu_ns,
     .account = sbx_cg2_account,
     .destroy = sbx_cg2_destroy,

@@ -7,7 +7,8 @@
  * a v1 memory hierarchy gets v1 (a hybrid host's empty unified mount is not used).
  * The job's cgroup is made before the clone, the init is in it before it is let go (so
  * nothing of the job ever runs outside it): v1's init joins by itself (see sbx_cgroup.c for
- * why), v2's is attached by the parent, its figures are read once the init is reaped,
+ * why), v2's is born in it (clone3, sbx_spawn.c; attached by the parent where clone3 is
+ * missing), its figures are read once the init is reaped,
  * and it is emptied and removed at collect. In zygote mode the cgroup is made by the job's
  * pre-forked supervisor before the job arrives, without limits and with nothing in it
  * (sbx_cgroup_ahead); the job's limits are written into it at prepare, before the clone, so
@@ -132,11 +133,17 @@ int sbx_cgroup_join(sbx_proc *p)
     return p->cg && p->cg_ops->join ? p->cg_ops->join(p) : 0;
 }
 
+int sbx_cgroup_clone_fd(sbx_proc *p)
+{
+    return p->cg && p->cg_ops->clone_fd ? p->cg_ops->clone_fd(p) : -1;
+}
+
 static int sbx_cgroup_from_parent(sbx_proc *p)
 {
     if (!p->cg)
         return 0;
-    if (p->cg_ops->attach(p) < 0)
+    p->res.cgroup_born = p->cg_born;
+    if (!p->cg_born && p->cg_ops->attach(p) < 0)
         return -1;
     p->cg_next_check_ms = sbx_now_ms() + SBX_CG_POLL_MS;
     return 0;

@@ -246,7 +246,7 @@ int sbx_init_main(void *arg)
 {
     sbx_proc *p = arg;
     int sigfd = -1;
-    if (!p->inproc) /* exec mode: on the lower half of p->stack (sbx_spawn) */
+    if (p->init_on_stack) /* on the lower half of p->stack (sbx_spawn) */
         sbx_init_asan_stack(p->stack, SBX_STACK_SIZE);
     if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_cgroup_join(p) < 0 ||
         sbx_net_join(p) < 0 || sbx_init_fds(p) < 0 ||

@@ -3,7 +3,8 @@
  * Every confinement concern is a "layer" in its own file with the same hooks (nsjail's
  * initNsFromParent / initNs split, plus the two ends around them):
  *   prepare      parent, before clone: create what the child will need (dirs, pipes, argv)
- *   from_parent  parent, after clone, before the init is let go (cgroup attach)
+ *   from_parent  parent, after clone, before the init is let go (cgroup attach, if not born
+ *                in it)
  *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process
  *   enter_main   the job's main process, just before execve (seccomp is last here)
  *   leave_init   the init, once every other process of the job is dead (artifacts out)
@@ -161,6 +162,8 @@ struct sbx_proc {
     int report_rd, report_wr;
     void *stack;             /* init's and main's stacks (one mapping, see sbx_spawn.c) */
     size_t stack_len;
+    bool init_on_stack;      /* cloned onto the lower half of `stack` (else fork-like) */
+    bool cg_born;            /* cloned into its cgroup (clone3): no attach */
     bool reaped;
     int init_wstatus;
     struct rusage ru;        /* of the init and every descendant it reaped */
@@ -242,6 +245,8 @@ struct sbx_cgroup_ops {
     int (*join)(sbx_proc *p);        /* init side, first thing: move itself in (or NULL) */
     int (*attach)(sbx_proc *p);      /* parent side, before the init is let go: move it in,
                                       * or (v1) just drop the parent's copy of what join used */
+    int (*clone_fd)(sbx_proc *p);    /* the cgroup's directory for clone3(CLONE_INTO_CGROUP),
+                                      * or -1 (or NULL): the init joins or is attached */
     int (*cpu_ns)(sbx_proc *p, uint64_t *ns); /* CPU so far, cheap: polled while running */
     int (*account)(sbx_proc *p);     /* peak memory, CPU, OOM kills into p->cg_* */
     int (*destroy)(sbx_proc *p);     /* kill what is left, remove the cgroup */
@@ -305,6 +310,7 @@ int sbx_cgroup_ahead_drop(void);
 /* sbx_cgroup_layer.c: the init's first step, before it closes inherited descriptors: joins
  * the job's cgroup where the backend lets the init do that itself. 0, or -1 reported. */
 int sbx_cgroup_join(sbx_proc *p);
+int sbx_cgroup_clone_fd(sbx_proc *p);
 /* sbx_cgroup_layer.c: true once the job's cgroup CPU time passed cpu_ms (polled, throttled). */
 bool sbx_cgroup_cpu_over(sbx_proc *p);
 

@@ -20,6 +20,14 @@
  * loop learns that the init is gone: only the init holds the write end (the main process
  * drops it at execve), and unlike a pidfd it works on any kernel and under valgrind. A
  * pidfd, where the kernel has one, makes the SIGKILL immune to pid reuse.
+ * On cgroup v2 the init is born in the job's cgroup: clone3(CLONE_INTO_CGROUP, kernel >= 5.7)
+ * instead of the parent moving its pid there afterwards. Moving a pid makes the kernel take
+ * cgroup_threadgroup_rwsem for writing, which waits for an RCU grace period (unless the
+ * hierarchy is mounted with favordynmods, which Debian 12 does not do) on every job's path; a
+ * process born in its cgroup takes that lock only for reading. clone3 has no glibc wrapper, so
+ * that clone is fork-like (no stack of ours: the child goes on on its copy of this thread's
+ * stack) in both modes; where clone3 is missing or filtered (ENOSYS: old kernels, some
+ * container runtimes' seccomp profiles, valgrind) the clone and attach below are the fallback.
  * Usage is wait4() on the init: it has reaped every process of the job by then, so its
  * rusage covers them all (an init that had to be SIGKILLed loses what it had not reaped).
  * Its max RSS is inflated by the worker's resident anonymous memory (the init is a
@@ -40,6 +48,16 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* include/uapi/linux/sched.h, CLONE_ARGS_SIZE_VER2: glibc 2.36 does not declare it. */
+typedef struct {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+        set_tid_size, cgroup;
+} sbx_clone_args;
 
 static void sbx_spawn_close(int *fd)
 {
@@ -84,6 +102,36 @@ static pid_t sbx_spawn_fork_init(sbx_proc *p, int flags)
     return pid;
 }
 
+/* Fork-like, into the cgroup `cgfd` names; -1 with errno (ENOSYS: no clone3 here). */
+static pid_t sbx_spawn_born_in_cgroup(sbx_proc *p, int flags, int cgfd)
+{
+    sbx_clone_args a = {.flags = (uint64_t)(unsigned)flags | CLONE_INTO_CGROUP,
+                        .exit_signal = SIGCHLD, .cgroup = (uint64_t)cgfd};
+    pid_t pid = (pid_t)syscall(SYS_clone3, &a, sizeof a);
+    if (pid == 0)
+        _exit(sbx_init_main(p));
+    return pid;
+}
+
+/* `how` starts the call's name for an error message. */
+static pid_t sbx_spawn_init(sbx_proc *p, int flags, const char **how)
+{
+    int cgfd = sbx_cgroup_clone_fd(p);
+    if (cgfd >= 0) {
+        *how = "clone3(CLONE_INTO_CGROUP|";
+        pid_t pid = sbx_spawn_born_in_cgroup(p, flags, cgfd);
+        if (pid >= 0)
+            p->cg_born = true;
+        if (pid >= 0 || errno != ENOSYS)
+            return pid;
+    }
+    *how = "clone(";
+    if (p->inproc)
+        return sbx_spawn_fork_init(p, flags);
+    p->init_on_stack = true;
+    return clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
+}
+
 int sbx_spawn(sbx_proc *p)
 {
     if (sbx_spawn_channels(p) < 0)
@@ -93,8 +141,8 @@ int sbx_spawn(sbx_proc *p)
     if (sbx_net_turns(p))
         flags &= ~CLONE_NEWNET; /* the init joins the zygote's (sbx_net_join) */
     p->t0_ms = sbx_now_ms();
-    pid_t pid = p->inproc ? sbx_spawn_fork_init(p, flags)
-                          : clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
+    const char *how;
+    pid_t pid = sbx_spawn_init(p, flags, &how);
     int err = errno;
     /* The child has its own copy of the stacks and of the ends it keeps. */
     munmap(p->stack, p->stack_len);
@@ -102,7 +150,7 @@ int sbx_spawn(sbx_proc *p)
     sbx_spawn_close(&p->ctl_rd);
     sbx_spawn_close(&p->report_wr);
     if (pid < 0)
-        return sbx_fail(p, err, "clone(%s)", names);
+        return sbx_fail(p, err, "%s%s)", how, names);
     p->pid = pid;
     p->pidfd = pidfd_open(pid, 0);
     if (p->pidfd < 0 && errno != ENOSYS) { /* ENOSYS: old kernel or valgrind, kill(2) it is */

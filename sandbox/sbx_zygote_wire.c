@@ -31,7 +31,7 @@ typedef struct {
     int32_t status, exit_code, signal;
     uint64_t out_total, err_total, wall_ms, cpu_ms, max_rss_kb;
     uint8_t out_trunc, err_trunc, artifacts_truncated, code_obj_used;
-    uint8_t unstarted;
+    uint8_t unstarted, cgroup_born;
     uint32_t nartifacts;
     char message[256];
     char profile[32];
@@ -216,6 +216,7 @@ int sbx_wire_put_result(const sbx_result *res, char *why, size_t whylen)
         .out_trunc = res->out.truncated, .err_trunc = res->err.truncated,
         .artifacts_truncated = res->artifacts_truncated, .nartifacts = (uint32_t)res->nartifacts,
         .code_obj_used = res->code_obj_used, .unstarted = res->unstarted,
+        .cgroup_born = res->cgroup_born,
     };
     snprintf(h.message, sizeof h.message, "%s", res->message);
     snprintf(h.profile, sizeof h.profile, "%s", res->profile ? res->profile : "");
@@ -310,6 +311,7 @@ int sbx_wire_get_result(int fd, sbx_result *r, char *why, size_t whylen)
         r->max_rss_kb = h.max_rss_kb;
         r->artifacts_truncated = h.artifacts_truncated;
         r->code_obj_used = h.code_obj_used;
+        r->cgroup_born = h.cgroup_born;
         r->unstarted = h.unstarted && r->status == SBX_INTERNAL;
         memcpy(r->message, h.message, sizeof r->message);
         r->profile = sbx_wire_profile(h.profile);
