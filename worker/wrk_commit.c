@@ -54,7 +54,7 @@ struct wrk_committer {
     batch_item *items;
     size_t nitems, capitems;
     rd_kafka_topic_partition_list_t *offsets;
-    rd_kafka_consumer_group_metadata_t *group;
+    rd_kafka_consumer_group_metadata_t *group; /* the last the consumer gave (wrk_commit_group) */
     bool committed;
     /* set by the committer thread (under mu); read by the main thread */
     bool fatal;
@@ -423,6 +423,7 @@ void wrk_committer_free(wrk_committer *cm)
         pthread_join(cm->thread, NULL);
     }
     if (cm->p) rd_kafka_destroy(cm->p);
+    if (cm->group) rd_kafka_consumer_group_metadata_destroy(cm->group);
     free(cm->items);
     pthread_mutex_destroy(&cm->mu);
     pthread_cond_destroy(&cm->cv);
@@ -489,6 +490,25 @@ static bool fill_batch(wrk_worker *w)
     return true;
 }
 
+rd_kafka_consumer_group_metadata_t *wrk_commit_group(wrk_committer *cm, rd_kafka_t *k)
+{
+    rd_kafka_consumer_group_metadata_t *now = k ? rd_kafka_consumer_group_metadata(k) : NULL;
+    if (now) {
+        if (cm->group) rd_kafka_consumer_group_metadata_destroy(cm->group);
+        cm->group = now;
+    }
+    return cm->group;
+}
+
+/* The batch goes nowhere: its entries are as before it was filled. */
+static void batch_drop(wrk_worker *w)
+{
+    for (size_t i = 0; i < w->nparts; i++)
+        wrk_part_batch_end(w->parts[i], false, wrk_entry_release);
+    rd_kafka_topic_partition_list_destroy(w->cm->offsets);
+    w->cm->offsets = NULL;
+}
+
 void wrk_commit_send(wrk_worker *w)
 {
     wrk_committer *cm = w->cm;
@@ -497,13 +517,18 @@ void wrk_commit_send(wrk_worker *w)
     bool ok = fill_batch(w);
     if (!ok || cm->offsets->cnt == 0) {
         if (!ok) wrk_worker_fatal(w, "codeq: worker: out of memory building a commit");
-        for (size_t i = 0; i < w->nparts; i++)
-            wrk_part_batch_end(w->parts[i], false, wrk_entry_release);
-        rd_kafka_topic_partition_list_destroy(cm->offsets);
-        cm->offsets = NULL;
+        batch_drop(w);
         return;
     }
-    cm->group = rd_kafka_consumer_group_metadata(w->k);
+    if (!wrk_commit_group(cm, w->k)) {
+        /* Never had one: nothing of the batch was visible, its jobs go to the next owner. */
+        wrk_logx(WRK_LOG_WARN, "commit_skipped", NULL,
+                 "worker: no consumer group metadata to commit offsets with; %zu finished "
+                 "job(s) left to the partitions' next owner", cm->nitems);
+        batch_drop(w);
+        w->retry_at = wrk_now_ms() + ABORT_BACKOFF_MS;
+        return;
+    }
     cm->busy = true;
     pthread_mutex_lock(&cm->mu);
     cm->state = C_QUEUED;
@@ -528,9 +553,7 @@ static void apply(wrk_worker *w)
         w->retry_at = wrk_now_ms() + ABORT_BACKOFF_MS;
     }
     rd_kafka_topic_partition_list_destroy(cm->offsets);
-    rd_kafka_consumer_group_metadata_destroy(cm->group);
     cm->offsets = NULL;
-    cm->group = NULL;
     cm->nitems = 0;
 }
 

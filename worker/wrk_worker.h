@@ -93,6 +93,12 @@ void wrk_commit_send(wrk_worker *w);
 void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
+/* The group metadata a transaction's offsets go with: the consumer's now, else the last it
+ * gave (kept by the committer), else NULL. librdkafka has none to give once its consumer is
+ * closing, and the revoke that rd_kafka_consumer_close runs is when the hand-over commit is
+ * made: the last one stands in, and the coordinator, which checks its generation and member,
+ * refuses it if stale (the transaction aborts; nothing of it was visible). */
+rd_kafka_consumer_group_metadata_t *wrk_commit_group(wrk_committer *cm, rd_kafka_t *k);
 /* From then on a transactional call that keeps failing retriably gives up (fatal): stopping
  * must not wait for a broker that is away. */
 void wrk_commit_give_up_at(wrk_worker *w, uint64_t when);

@@ -1,7 +1,8 @@
 /* The committer's transactional producer (wrk_commit.c), on librdkafka's in-memory mock
  * cluster: a transaction the coordinator turns away with CONCURRENT_TRANSACTIONS (the previous
  * one's markers not written yet) is asked again after the committer's short back-off, not
- * librdkafka's default 100 ms; an operator's -X retry.backoff.ms still wins. */
+ * librdkafka's default 100 ms; an operator's -X retry.backoff.ms still wins. And the group
+ * metadata a commit needs is still there while the consumer closes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -112,6 +113,34 @@ static double turned_away_ms(const char *operator_backoff)
 
 /* Three refusals cost at least three back-offs: >= 300 ms at librdkafka's default (the
  * control, set by -X as an operator would), well under it with the committer's own. */
+/* librdkafka gives no group metadata once its consumer is closing, which is when the revoke
+ * that rd_kafka_consumer_close runs makes the hand-over commit; the worker used to pass that
+ * NULL on and destroy it, and died of SIGSEGV while stopping (kafka_chaos_sigterm, exit -11).
+ * The committer keeps the last metadata the consumer gave and commits with it then. */
+static void test_group_metadata_outlives_close(void **st)
+{
+    (void)st;
+    char err[256];
+    wrk_committer *cm = wrk_committer_new();
+    assert_non_null(cm);
+    assert_null(wrk_commit_group(cm, NULL));
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    assert_int_equal(rd_kafka_conf_set(conf, "bootstrap.servers", "127.0.0.1:1", err, sizeof err),
+                     RD_KAFKA_CONF_OK);
+    assert_int_equal(rd_kafka_conf_set(conf, "group.id", "g", err, sizeof err), RD_KAFKA_CONF_OK);
+    assert_int_equal(rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err), RD_KAFKA_CONF_OK);
+    rd_kafka_t *k = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    assert_non_null(k);
+    rd_kafka_consumer_group_metadata_t *g = wrk_commit_group(cm, k);
+    assert_non_null(g);
+    rd_kafka_consumer_close(k);
+    rd_kafka_consumer_group_metadata_t *none = rd_kafka_consumer_group_metadata(k);
+    assert_null(none); /* what librdkafka does, and why the last one is kept */
+    assert_ptr_equal(wrk_commit_group(cm, k), g);
+    rd_kafka_destroy(k);
+    wrk_committer_free(cm); /* frees the kept metadata */
+}
+
 static void test_turned_away_transaction_asks_again_soon(void **st)
 {
     (void)st;
@@ -127,6 +156,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backoff_short_unless_operator_says),
         cmocka_unit_test(test_turned_away_transaction_asks_again_soon),
+        cmocka_unit_test(test_group_metadata_outlives_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
