@@ -142,8 +142,7 @@ static int sbx_cgroup_from_parent(sbx_proc *p)
 {
     if (!p->cg)
         return 0;
-    p->res.cgroup_born = p->cg_born;
-    if (!p->cg_born && p->cg_ops->attach(p) < 0)
+    if (!p->res.cgroup_born && p->cg_ops->attach(p) < 0)
         return -1;
     p->cg_next_check_ms = sbx_now_ms() + SBX_CG_POLL_MS;
     return 0;

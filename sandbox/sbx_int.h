@@ -163,7 +163,6 @@ struct sbx_proc {
     void *stack;             /* init's and main's stacks (one mapping, see sbx_spawn.c) */
     size_t stack_len;
     bool init_on_stack;      /* cloned onto the lower half of `stack` (else fork-like) */
-    bool cg_born;            /* cloned into its cgroup (clone3): no attach */
     bool reaped;
     int init_wstatus;
     struct rusage ru;        /* of the init and every descendant it reaped */

@@ -121,7 +121,7 @@ static pid_t sbx_spawn_init(sbx_proc *p, int flags, const char **how)
         *how = "clone3(CLONE_INTO_CGROUP|";
         pid_t pid = sbx_spawn_born_in_cgroup(p, flags, cgfd);
         if (pid >= 0)
-            p->cg_born = true;
+            p->res.cgroup_born = true;
         if (pid >= 0 || errno != ENOSYS)
             return pid;
     }
