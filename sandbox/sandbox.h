@@ -193,7 +193,16 @@ extern const char *const sbx_profiles[];
  * expected (unprivileged, no capabilities, no_new_privs, filtered). Returns 0, or -1 with
  * e.g. "codeq: sandbox: cgroup create codeq/selfcheck: Permission denied" in why. The worker
  * refuses to start on -1: jobs would all end internal_error. */
-int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen);
+typedef struct {
+    int cgroup_version;  /* 1 or 2; 0 when the profile has no cgroup layer */
+    bool cgroup_born;    /* the self-check job was cloned into its cgroup (v2, clone3); false on
+                            v2 means every job's init is moved there after its clone (clone3
+                            refused or without CLONE_INTO_CGROUP: a kernel before 5.7, a
+                            container runtime's seccomp profile) */
+} sbx_host;
+
+/* host, when not NULL, receives what the check found (for the worker's start-up log). */
+int sbx_selfcheck(const sbx_config *c, sbx_host *host, char *why, size_t whylen);
 
 /* Removes the job cgroups under c->cgroup_parent that were left behind: empty, and made by a
  * process that no longer exists (a worker or zygote supervisor killed before it could remove

@@ -8,7 +8,7 @@
  * The job's cgroup is made before the clone, the init is in it before it is let go (so
  * nothing of the job ever runs outside it): v1's init joins by itself (see sbx_cgroup.c for
  * why), v2's is born in it (clone3, sbx_spawn.c; attached by the parent where clone3 is
- * missing), its figures are read once the init is reaped,
+ * missing or predates CLONE_INTO_CGROUP), its figures are read once the init is reaped,
  * and it is emptied and removed at collect. In zygote mode the cgroup is made by the job's
  * pre-forked supervisor before the job arrives, without limits and with nothing in it
  * (sbx_cgroup_ahead); the job's limits are written into it at prepare, before the clone, so

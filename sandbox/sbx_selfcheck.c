@@ -29,8 +29,9 @@ static int sbx_selfcheck_profile(const sbx_config *c, bool *cgroup, bool *seccom
     return 0;
 }
 
-int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen)
+int sbx_selfcheck(const sbx_config *c, sbx_host *host, char *why, size_t whylen)
 {
+    sbx_host found = {0};
     sbx_config def;
     sbx_config_default(&def);
     if (!c)
@@ -47,6 +48,7 @@ int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen)
             return -1;
         if (ops->probe(c->cgroup_parent ? c->cgroup_parent : def.cgroup_parent, why, whylen) < 0)
             return -1;
+        found.cgroup_version = ops == &sbx_cgroup_v2 ? 2 : 1;
     }
     sbx_job job = {.code = sbx_selfcheck_code, .code_len = sizeof sbx_selfcheck_code - 1,
                    .job_id = "selfcheck"};
@@ -68,6 +70,9 @@ int sbx_selfcheck(const sbx_config *c, char *why, size_t whylen)
                  r.out.data, want);
         rc = -1;
     }
+    found.cgroup_born = r.cgroup_born;
+    if (host)
+        *host = found;
     sbx_result_free(&r);
     return rc;
 }

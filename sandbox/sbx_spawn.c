@@ -27,7 +27,8 @@
  * process born in its cgroup takes that lock only for reading. clone3 has no glibc wrapper, so
  * that clone is fork-like (no stack of ours: the child goes on on its copy of this thread's
  * stack) in both modes; where clone3 is missing or filtered (ENOSYS: old kernels, some
- * container runtimes' seccomp profiles, valgrind) the clone and attach below are the fallback.
+ * container runtimes' seccomp profiles, valgrind) or lacks CLONE_INTO_CGROUP (E2BIG: 5.3-5.6)
+ * the clone and attach below are the fallback.
  * Usage is wait4() on the init: it has reaped every process of the job by then, so its
  * rusage covers them all (an init that had to be SIGKILLed loses what it had not reaped).
  * Its max RSS is inflated by the worker's resident anonymous memory (the init is a
@@ -102,7 +103,9 @@ static pid_t sbx_spawn_fork_init(sbx_proc *p, int flags)
     return pid;
 }
 
-/* Fork-like, into the cgroup `cgfd` names; -1 with errno (ENOSYS: no clone3 here). */
+/* Fork-like, into the cgroup `cgfd` names; -1 with errno: ENOSYS where there is no clone3
+ * (before 5.3, or a seccomp profile refusing it), E2BIG where clone3 predates the `cgroup`
+ * field (5.3-5.6: the kernel refuses a larger struct whose extra bytes are not zero). */
 static pid_t sbx_spawn_born_in_cgroup(sbx_proc *p, int flags, int cgfd)
 {
     sbx_clone_args a = {.flags = (uint64_t)(unsigned)flags | CLONE_INTO_CGROUP,
@@ -122,7 +125,7 @@ static pid_t sbx_spawn_init(sbx_proc *p, int flags, const char **how)
         pid_t pid = sbx_spawn_born_in_cgroup(p, flags, cgfd);
         if (pid >= 0)
             p->res.cgroup_born = true;
-        if (pid >= 0 || errno != ENOSYS)
+        if (pid >= 0 || (errno != ENOSYS && errno != E2BIG))
             return pid;
     }
     *how = "clone(";

@@ -230,6 +230,23 @@ static int fit_limits(wrk_config *c)
     return 0;
 }
 
+/* How jobs reach their cgroups, said once: on cgroup v2 a job's init moved there after its
+ * clone waits for an RCU grace period (10-20 ms) unless the hierarchy is mounted with
+ * favordynmods, so an operator whose runtime refuses clone3 should hear of it. */
+static void log_cgroup_path(const sbx_host *h)
+{
+    if (h->cgroup_version == 2 && !h->cgroup_born)
+        wrk_logx(WRK_LOG_WARN, "cgroup_attach", NULL,
+                 "codeq: worker: cgroup v2, but clone3(CLONE_INTO_CGROUP) is refused here (a "
+                 "kernel before 5.7, or a seccomp profile that denies clone3): each job's "
+                 "init is moved into its cgroup after its clone, one RCU grace period per job "
+                 "unless the cgroup2 mount has favordynmods");
+    else if (h->cgroup_version)
+        wrk_logx(WRK_LOG_INFO, "cgroup_path", NULL, "codeq: worker: cgroup v%d, %s",
+                 h->cgroup_version, h->cgroup_born ? "each job's init cloned into its cgroup"
+                                                   : "each job's init joins its cgroup itself");
+}
+
 /* policy: the one loaded with --policy, owned by the caller (freed after the loop). */
 static int worker_main(int argc, char **argv, val_policy **policy)
 {
@@ -368,10 +385,12 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     }
     val_report_free(&warm);
     /* Fail closed: a sandbox layer this host cannot give would fail every job. */
-    if (sbx_selfcheck(&c.sandbox, err, sizeof err) < 0) {
+    sbx_host host;
+    if (sbx_selfcheck(&c.sandbox, &host, err, sizeof err) < 0) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
+    log_cgroup_path(&host);
     /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
     int swept = sbx_cgroup_sweep(&c.sandbox);
     if (swept > 0)

@@ -49,7 +49,7 @@ bool wrk_fault_rerun(wrk_worker *w, wrk_entry *e)
     if (!wrk_task_sandbox_failed(e->task, &unstarted, &why)) return false;
     if (!w->fault.active) {
         char probe[256];
-        if (sbx_selfcheck(&w->c->sandbox, probe, sizeof probe) < 0) {
+        if (sbx_selfcheck(&w->c->sandbox, NULL, probe, sizeof probe) < 0) {
             enter(w, id, why, probe);
         } else if (!unstarted || e->reruns >= RERUNS_MAX) {
             return false; /* the host runs jobs: this failure is the job's own */
@@ -76,7 +76,7 @@ void wrk_fault_tick(wrk_worker *w)
     uint64_t now = wrk_now_ms();
     if (!f->active || now < f->next_probe) return;
     char probe[256];
-    if (sbx_selfcheck(&w->c->sandbox, probe, sizeof probe) == 0) {
+    if (sbx_selfcheck(&w->c->sandbox, NULL, probe, sizeof probe) == 0) {
         f->active = false;
         wrk_logx(WRK_LOG_INFO, "host_recovered", NULL,
                  "worker %s: the sandbox runs jobs again after %llu ms; the waiting jobs start",

@@ -61,6 +61,9 @@ PY
   left=$(find $M -name 'job-*' -type d | wc -l)
   [ "$left" = 0 ] && pass "$iso: no job cgroup left" || fail "$iso: $left job cgroups left"
   grep -q internal_error "$T/results-$iso.jsonl" && fail "$iso: an internal_error result"
+  grep -q "cgroup v2, each job's init cloned into its cgroup" "$log" &&
+    pass "$iso: the start-up log says jobs are born in their cgroups" ||
+    fail "$iso: no start-up line saying jobs are cloned into their cgroups"
   echo "--- worker log ($iso)"; tail -n 15 "$log"
 done
 kill $broker; wait $broker 2>/dev/null

@@ -149,7 +149,7 @@ static void test_selfcheck(void **state)
 {
     (void)state;
     char why[256] = "";
-    int rc = sbx_selfcheck(&g_cfg, why, sizeof why);
+    int rc = sbx_selfcheck(&g_cfg, NULL, why, sizeof why);
     if (rc < 0)
         print_message("%s\n", why);
     assert_int_equal(rc, 0);
