@@ -53,6 +53,8 @@ def _codeq_prepare(policy):
     real_delattr, real_hasattr = delattr, hasattr
     module_type = _types.ModuleType
     proxies = {}
+    deferred = {}  # module name -> its proxy's submodules proxied on first access (proxy())
+    late = {}  # module name -> {leaf: full name}: links for a proxy not built yet (link())
     forwarded = {}  # id(proxy) -> (real module, names allowed): see ForwardingModule
 
     class ForwardingModule(module_type):
@@ -156,6 +158,9 @@ def _codeq_prepare(policy):
         if only is not None:
             forwarded[id(p)] = (mod, only.difference(deny))
             p.__class__ = ForwardingModule
+        deferred[name] = subs
+        for key, full in late.pop(name, {}).items():
+            module_type.__setattr__(p, key, proxy(_sys.modules[full]))
         real_lazy = "__getattr__" in vars(mod)
         if subs or real_lazy:
             # Deferred submodules, and lazily computed attributes (numpy's): same filter, on
@@ -196,6 +201,10 @@ def _codeq_prepare(policy):
 
     def link(name, extra=()):
         # `import a.b.c` / `from a.b import c`: the parents' proxies get the loaded submodules.
+        # Only proxies already built are touched: one built later gets the link when it is
+        # (late), and a submodule its proxy defers is proxied on first access anyway. Eagerly,
+        # numpy's first `.sum()` in a job (its C code imports numpy.core._methods through the
+        # job's __import__) proxied all of numpy.core: ~1.7 ms and ~330 page faults a job.
         parts = name.split(".")
         names = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
         names += [f"{name}.{x}" for x in extra if isinstance(x, str) and f"{name}.{x}" in _sys.modules]
@@ -203,9 +212,14 @@ def _codeq_prepare(policy):
             parent, _, leaf = full.rpartition(".")
             if parent and parent in _sys.modules and full in _sys.modules:
                 only = restricted.get(parent)
-                if only is None or leaf in only:
-                    module_type.__setattr__(proxy(_sys.modules[parent]), leaf,
-                                            proxy(_sys.modules[full]))
+                if only is not None and leaf not in only:
+                    continue
+                key = _sys.modules[parent].__name__  # proxies go by it (os.path is posixpath)
+                p = proxies.get(key)
+                if p is None:
+                    late.setdefault(key, {})[leaf] = full
+                elif leaf in vars(p) or deferred.get(key, {}).get(leaf) is not _sys.modules[full]:
+                    module_type.__setattr__(p, leaf, proxy(_sys.modules[full]))
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if isinstance(name, str) and type(name) is not str:
@@ -489,7 +503,7 @@ def _codeq_prepare(policy):
 
     refused_names = denied | {"__import__", "getattr", "setattr", "delattr", "hasattr",
                               "attrgetter", "methodcaller"}
-    audit, positional_match, library_file, bind = _codeq_audit_hook(  # noqa: F821
+    audit, positional_match, library_file, bind, imported_tops = _codeq_audit_hook(  # noqa: F821
         policy, job, denied_name, top_allowed, denied_attrs, refused_names)
     harden()
     # The proxies of allowed modules already loaded (a zygote's preload) are built here, once,
@@ -518,6 +532,17 @@ def _codeq_prepare(policy):
             print("PermissionError: codeq guard: positional sub-patterns in a class pattern are not "
                   f"allowed by policy {policy['name']}; use keyword sub-patterns", file=_sys.stderr)
             return 1
+        # The allowed modules main.py imports are imported before the hook, as a zygote's
+        # preload is: a library's import-time code is the library's, not the job's, and under
+        # the hook numpy's failed (it sets os.environ and builds functions from code objects),
+        # so exec mode could not run a numpy job. Only top-level names, as a preload.
+        for name in set(imported_tops(main_code)):
+            if name and top_allowed(name) and name not in _sys.modules:
+                try:
+                    real_import(name, None, None, (), 0)
+                except Exception:
+                    pass  # main.py's own import raises it again, under the hook
+        harden()
         main = job["main"] = module_type("__main__")
         main.__dict__.update(__file__=_JOB_FILE, __builtins__=job_builtins, __cached__=None)
         _sys.modules["__main__"] = main

@@ -30,7 +30,7 @@ import types as _types
 
 
 def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names):
-    """(hook, positional_match, library_file, bind) for the policy; job["main"] and
+    """(hook, positional_match, library_file, bind, imported_tops) for the policy; job["main"] and
     job["code"] are main.py's module and code object, set before the hook is installed.
     bind() reads the job's working directory and sys.path: the hook may be built ahead of the
     job (a zygote prepares the guard once), so it is called when the job starts."""
@@ -89,6 +89,15 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
                 yield code.co_names[arg >> 1]
             elif op == ops["LOAD_NAME"]:
                 yield code.co_names[arg]
+
+    def imported_tops(code):
+        """The top-level modules the code's import statements name (nested code too)."""
+        for op, arg in instructions(code):
+            if op == ops["IMPORT_NAME"]:
+                yield code.co_names[arg].partition(".")[0]
+        for c in code.co_consts:
+            if isinstance(c, _types.CodeType):
+                yield from imported_tops(c)
 
     def positional_match(code):
         return any(op == ops["MATCH_CLASS"] and arg for op, arg in instructions(code)) or \
@@ -196,4 +205,4 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")
 
-    return audit, positional_match, library_file, bind
+    return audit, positional_match, library_file, bind, imported_tops
