@@ -12,9 +12,9 @@
  * reaps it, as today; against an init cloned with CLONE_VM | CLONE_VFORK (sharing this
  * process's memory, posix_spawn's way), which forks the main process and execs the first
  * HELPER from a memfd, the helper reaping it.
- * With -g POLICY the address space is a zygote's for that policy, as the worker sets one up
- * (wrk_config_finish): the policy's modules preloaded (unless -i names others), its guard run
- * once with _CODEQ_PREPARE, then gc.freeze() — the preparation alone adds ~1.5-3.5 MB.
+ * With -g POLICY the address space is a zygote's for that policy, set up by the zygote's own
+ * code (sbx_zy_py_init): the policy's modules preloaded (unless -i names others), its guard
+ * prepared once, gc.freeze() — the guard's preparation alone adds ~1.5-3.5 MB.
  * Usage: copy_cost_bench [-n N] [-r ROUNDS] [-i MODULE[,MODULE...]] [-g POLICY] [-j] [HELPER...] */
 #include <Python.h>
 
@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "sbx_zygote.h"
 #include "validator.h"
 #include "worker.h"
 
@@ -193,18 +194,13 @@ static void print_shape(void)
     printf("address space: %d mappings, %.1f MB anonymous resident\n", vmas, (double)anon_kb / 1024);
 }
 
-/* A module named "?name" (the worker's preload list) may be missing. */
 static int import_all(const char *modules)
 {
     char *list = strdup(modules), *save = NULL;
     int rc = 0;
     for (char *m = strtok_r(list, ",", &save); m && rc == 0; m = strtok_r(NULL, ",", &save)) {
-        bool optional = m[0] == '?';
-        m += optional;
         PyObject *mod = PyImport_ImportModule(m);
-        if (!mod && optional && PyErr_ExceptionMatches(PyExc_ImportError)) {
-            PyErr_Clear();
-        } else if (!mod) {
+        if (!mod) {
             PyErr_Print();
             fprintf(stderr, "codeq: copy_cost_bench: import %s failed\n", m);
             rc = -1;
@@ -215,11 +211,12 @@ static int import_all(const char *modules)
     return rc;
 }
 
-/* The zygote's preparation for a policy (sbx_zygote_py.c): its preload unless -i, its guard
- * run once with _CODEQ_PREPARE in __main__, then gc.freeze(). 0, or -1 with a message. */
-static int prepare_like_zygote(const char *policy, const char **modules)
+/* The interpreter as the worker's zygote for a policy sets it up (wrk_config_finish gives the
+ * preload and the guard, sbx_zy_py_init does what the zygote does); -i replaces the preload.
+ * 0, or -1 with a message. */
+static int prepare_like_zygote(const char *policy, const char *modules)
 {
-    char err[256];
+    char err[512];
     val_policy *p = val_policy_load(policy, err, sizeof err);
     if (!p) {
         fprintf(stderr, "codeq: copy_cost_bench: %s\n", err);
@@ -229,26 +226,12 @@ static int prepare_like_zygote(const char *policy, const char **modules)
     wrk_config_default(&w);
     w.policy = p;
     wrk_config_finish(&w); /* zygote isolation is the default: sets the preload and prelude */
-    if (!*modules)
-        *modules = w.sandbox.zygote_preload;
-    if (*modules && import_all(*modules) < 0)
+    if (sbx_zy_py_init(w.sandbox.python, modules ? modules : w.sandbox.zygote_preload,
+                       w.sandbox.zygote_prelude, err, sizeof err) < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: %s\n", err);
         return -1;
-    PyObject *g = PyModule_GetDict(PyImport_AddModule("__main__"));
-    PyDict_SetItemString(g, "_CODEQ_PREPARE", Py_True);
-    PyObject *r = w.sandbox.zygote_prelude
-                      ? PyRun_String(w.sandbox.zygote_prelude, Py_file_input, g, g)
-                      : NULL;
-    PyObject *gc = r ? PyImport_ImportModule("gc") : NULL;
-    PyObject *f = gc ? PyObject_CallMethod(gc, "freeze", NULL) : NULL;
-    int rc = f ? 0 : -1;
-    if (rc < 0) {
-        PyErr_Print();
-        fprintf(stderr, "codeq: copy_cost_bench: preparing policy %s's guard failed\n", policy);
     }
-    Py_XDECREF(f);
-    Py_XDECREF(gc);
-    Py_XDECREF(r);
-    return rc;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -278,9 +261,14 @@ int main(int argc, char **argv)
     }
     if (jobs && helper_load(argv[optind]) < 0)
         return 1;
-    Py_InitializeEx(0);
-    if (policy ? prepare_like_zygote(policy, &modules) < 0 : modules && import_all(modules) < 0)
-        return 1;
+    if (policy) {
+        if (prepare_like_zygote(policy, modules) < 0)
+            return 1;
+    } else {
+        Py_InitializeEx(0);
+        if (modules && import_all(modules) < 0)
+            return 1;
+    }
     if (policy)
         printf("interpreter prepared as a zygote for policy %s; ", policy);
     else

@@ -1,4 +1,5 @@
-/* sbx_zygote.h: the control channel between the worker and a zygote (sbx_zygote*.c only).
+/* sbx_zygote.h: the control channel between the worker and a zygote (sbx_zygote*.c only),
+ * and the zygote's interpreter set-up (bench/copy_cost_bench.c takes the same shape with it).
  *
  * SOCK_SEQPACKET: one message is one request or answer, the boundaries are kept and EOF says
  * the peer is gone. A job and its result travel as a memfd (sbx_zygote_wire.c) attached to
@@ -33,5 +34,11 @@ typedef struct {
 int sbx_zy_send(int sock, const sbx_zy_msg *m, int fd);
 /* One message; *fd gets an attached descriptor (CLOEXEC) or stays -1. recv's return. */
 ssize_t sbx_zy_recv(int sock, sbx_zy_msg *m, int *fd, int flags);
+
+/* The zygote's interpreter: initialized isolated for `python`, the modules of `preload`
+ * imported ("?name": if installed), the guard `prelude` prepared once, gc.freeze(); refuses a
+ * preload that left a thread running. 0, or -1 with why. (sbx_zygote_py.c) */
+int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
+                   size_t whylen);
 
 #endif

@@ -28,8 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
-                   size_t whylen);
 extern const sbx_inproc_hooks sbx_zy_py_hooks;
 
 static void sbx_zy_say(int32_t type, uint32_t seq, const char *why)

@@ -84,23 +84,30 @@ static void add_part(wrk_worker *w, wrk_part *p)
     w->parts[w->nparts++] = p;
 }
 
-/* Where a partition with nothing committed starts: the earliest offset, asked now, when the
- * consumer resets to the earliest (ours, unless the operator set auto.offset.reset). Left to
- * librdkafka, 2.0.2 resets the offset itself but wakes its broker thread only for an explicit
- * offset, so a fresh group's first fetch waited for the thread's next wake-up: ~100 ms after
- * the assignment, every time. A failed query (within a budget for the whole assignment)
- * leaves the reset to librdkafka, as before. */
-static int64_t start_offset(wrk_worker *w, const rd_kafka_topic_partition_t *t, uint64_t deadline)
+/* Whether the consumer resets a partition with nothing committed to its earliest offset: ours
+ * (wrk_consume.c), unless the operator set auto.offset.reset. */
+static bool resets_to_earliest(wrk_worker *w)
 {
     char reset[32] = "";
     size_t n = sizeof reset;
-    if (t->offset >= 0 || wrk_now_ms() >= deadline ||
-        rd_kafka_conf_get(rd_kafka_conf(w->k), "auto.offset.reset", reset, &n) != RD_KAFKA_CONF_OK ||
-        (strcmp(reset, "smallest") && strcmp(reset, "earliest") && strcmp(reset, "beginning")))
-        return t->offset;
+    return rd_kafka_conf_get(rd_kafka_conf(w->k), "auto.offset.reset", reset, &n) ==
+               RD_KAFKA_CONF_OK &&
+           (!strcmp(reset, "smallest") || !strcmp(reset, "earliest") || !strcmp(reset, "beginning"));
+}
+
+/* Where a partition with nothing committed starts when the consumer resets to the earliest:
+ * that offset, asked now. Left to librdkafka, 2.0.2 resets the offset itself but wakes its
+ * broker thread only for an explicit offset, so a fresh group's first fetch waited for the
+ * thread's next wake-up: ~100 ms after the assignment, every time. A failed query (within a
+ * budget for the whole assignment) leaves the reset to librdkafka, as before. */
+static int64_t start_offset(wrk_worker *w, const rd_kafka_topic_partition_t *t, bool earliest,
+                            uint64_t deadline)
+{
     int64_t lo, hi;
-    int left = (int)(deadline - wrk_now_ms());
-    if (rd_kafka_query_watermark_offsets(w->k, t->topic, t->partition, &lo, &hi, left))
+    uint64_t now = wrk_now_ms();
+    if (t->offset >= 0 || !earliest || now >= deadline ||
+        rd_kafka_query_watermark_offsets(w->k, t->topic, t->partition, &lo, &hi,
+                                         (int)(deadline - now)))
         return t->offset;
     return lo;
 }
@@ -115,6 +122,7 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
         log_parts("assigned while leaving, not taken:", l);
     else if (fetch_committed(w, c) == 0) {
         uint64_t deadline = wrk_now_ms() + 2000;
+        bool earliest = resets_to_earliest(w);
         for (int i = 0; i < c->cnt; i++) {
             rd_kafka_topic_partition_t *t = &c->elems[i];
             wrk_part *p = wrk_part_new(t->topic, t->partition, t->offset, t->metadata,
@@ -122,7 +130,7 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
             if (p) p->fetched_at = wrk_now_ms();
             if (p) add_part(w, p);
             /* where our view starts: committed, or unknown until the first record */
-            l->elems[i].offset = start_offset(w, t, deadline);
+            l->elems[i].offset = start_offset(w, t, earliest, deadline);
         }
         log_parts("assigned", l);
     }
