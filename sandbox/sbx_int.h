@@ -139,7 +139,8 @@ struct sbx_proc {
     uint64_t cg_peak_bytes, cg_cpu_ns, cg_oom_kills;
     uint64_t cg_next_check_ms;
 
-    /* sbx_seccomp.c: the BPF program, built once per process */
+    /* sbx_seccomp.c: SBX_SECCOMP_FILTERS BPF programs (struct sock_fprog), built once per
+     * process, loaded in array order */
     const void *seccomp_prog;
 
     /* sbx_env.c: argv and envp for execve, built in the parent */
@@ -231,6 +232,8 @@ typedef struct {
     int (*account)(sbx_proc *p);
     int (*collect)(sbx_proc *p);
 } sbx_layer;
+
+#define SBX_SECCOMP_FILTERS 2
 
 extern const sbx_layer sbx_layer_workdir, sbx_layer_capture, sbx_layer_env, sbx_layer_scrub,
     sbx_layer_mnt, sbx_layer_net, sbx_layer_uts, sbx_layer_rlimits, sbx_layer_fs,
