@@ -153,7 +153,10 @@ static int sbx_sc_pair(scmp_filter_ctx c, int nr, unsigned a0, uint32_t v0, unsi
  * fcntl(F_SETSIG) (I/O, lease and dnotify signals) and clone's exit signal (below); and for
  * timer_create and mq_notify with a sigevent, which names its signal in memory the filter
  * cannot read (NULL, i.e. SIGALRM, stays allowed). A handler or sigaction does not matter:
- * the default action is what kills. */
+ * the default action is what kills. The kernel itself sends SIGSYS for a system call in two
+ * more ways a job could arrange: a seccomp filter of its own (prctl(PR_SET_SECCOMP); the
+ * seccomp call is refused with the dangerous calls) and syscall user dispatch
+ * (prctl(PR_SET_SYSCALL_USER_DISPATCH)): EPERM for both, whatever their arguments. */
 static int sbx_sc_signals(scmp_filter_ctx c)
 {
     static const struct {
@@ -169,6 +172,11 @@ static int sbx_sc_signals(scmp_filter_ctx c)
         rc = sbx_sc_pair(c, SCMP_SYS(prctl), 0, PR_SET_PDEATHSIG, 1, SIGSYS, SCMP_ACT_ERRNO(EPERM));
     if (rc == 0)
         rc = sbx_sc_pair(c, SCMP_SYS(fcntl), 1, F_SETSIG, 2, SIGSYS, SCMP_ACT_ERRNO(EPERM));
+    const sbx_sc_val own[] = {{PR_SET_SECCOMP, SCMP_ACT_ERRNO(EPERM)},
+                              {59 /* PR_SET_SYSCALL_USER_DISPATCH, Linux 5.11 */,
+                               SCMP_ACT_ERRNO(EPERM)}};
+    if (rc == 0)
+        rc = sbx_sc_values(c, SCMP_SYS(prctl), 0, own, 2);
     const int sev[] = {SCMP_SYS(timer_create), SCMP_SYS(mq_notify)};
     for (size_t i = 0; rc == 0 && i < 2; i++)
         rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), sev[i], 1, SCMP_A1(SCMP_CMP_NE, 0));

@@ -2,7 +2,10 @@
 # may send SIGSYS or arrange for one; only the filter's own kill may end a job that way. Each
 # way is tried in a child of its own (a child the job reaps does not count in the verdict):
 # the kill family (also with high bits set in the signal number), the parent-death signal,
-# F_SETSIG, clone's exit signal, a POSIX timer and a message-queue notification. Then the main
+# F_SETSIG, clone's exit signal, a POSIX timer and a message-queue notification, and the two
+# ways to have the kernel itself send SIGSYS for a system call: a seccomp filter of the job's
+# own through prctl(PR_SET_SECCOMP) (the seccomp call itself is refused anyway) and syscall user
+# dispatch (prctl(PR_SET_SYSCALL_USER_DISPATCH) with the selector set to block). Then the main
 # process sends SIGSYS to itself.
 # expect: status=ok
 # expect: stdout-contains=BLOCKED:self-kill
@@ -53,6 +56,19 @@ def mq():
     return one_call("mq_notify", 244, r, sigevent())
 
 
+def own_filter():
+    # one instruction: SECCOMP_RET_KILL_PROCESS; the first call after the prctl would die of it
+    insn = ct.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0x80000000))
+    prog = ct.create_string_buffer(struct.pack("HxxxxxxQ", 1, ct.addressof(insn)))
+    return one_call("prctl-seccomp", 157, 22, 2, prog)  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+
+def user_dispatch():
+    selector = ct.create_string_buffer(b"\x01")  # SYSCALL_DISPATCH_FILTER_BLOCK
+    # PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, no region exempt, the selector
+    return one_call("syscall-user-dispatch", 157, 59, 1, 0, 0, selector)
+
+
 tid = lambda: libc().syscall(186)  # noqa: E731  gettid
 ways = {
     "kill": lambda: one_call("kill", 62, os.getpid(), SIGSYS),
@@ -71,6 +87,8 @@ ways = {
     "timer_create": lambda: one_call("timer_create", 222, 1, sigevent(),
                                      ct.create_string_buffer(8)),
     "mq_notify": mq,
+    "prctl-seccomp": own_filter,
+    "syscall-user-dispatch": user_dispatch,
 }
 for name, way in ways.items():
     pid = os.fork()
