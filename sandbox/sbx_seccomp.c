@@ -5,8 +5,8 @@
  * ENOSYS (glibc then falls back to clone), and the known dangerous ones (ptrace, mount,
  * namespaces, kexec, bpf, perf, keyrings, userfaultfd, io_uring, process_vm_*, syslog, ...)
  * get EPERM, as does clone with a namespace flag, socket/socketpair of any family but
- * AF_UNIX and ioctl(TIOCSTI) — compared on the low 32 bits, since the kernel ignores the
- * high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
+ * AF_UNIX (any high bit set fails too) and ioctl(TIOCSTI) — compared on the low 32 bits, since
+ * the kernel ignores the high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
  * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the
  * whole process (SCMP_ACT_KILL_PROCESS): an unexpected call is either an attack or a gap in
