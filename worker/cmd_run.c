@@ -64,16 +64,21 @@ static json_t *build_job(const char *id, const char *code, size_t len, const cha
  * \u009b) instead of written: escape sequences could retitle or clear the terminal, move the
  * cursor over codeq's own lines, or on some terminals answer with input (issue 11). Newline
  * and tab stay as they are; into a pipe or a file the text goes unchanged. */
-static void put_job_text(const char *s, bool tty)
+/* All of a JSON string, NUL characters included (a job's output may hold them). */
+static void put_job_text(const json_t *str, bool tty)
 {
+    const unsigned char *c = (const unsigned char *)json_string_value(str);
+    size_t n = json_string_length(str);
+    if (!c)
+        return;
     if (!tty) {
-        fputs(s, stdout);
+        fwrite(c, 1, n, stdout);
         return;
     }
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    for (const unsigned char *end = c + n; c < end; c++) {
         if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
             printf("\\x%02x", *c);
-        else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) /* C1 controls, as UTF-8 */
+        else if (*c == 0xc2 && c + 1 < end && c[1] >= 0x80 && c[1] <= 0x9f) /* C1, as UTF-8 */
             printf("\\u%04x", *++c);
         else
             putchar(*c);
@@ -95,8 +100,8 @@ static void print_human(const json_t *r)
                json_integer_value(json_object_get(u, "cpu_ms")),
                json_integer_value(json_object_get(u, "max_rss_kb")));
     printf("\n");
-    const char *msg = json_string_value(json_object_get(r, "message"));
-    if (msg && *msg) {
+    const json_t *msg = json_object_get(r, "message");
+    if (json_string_length(msg)) {
         printf("message: ");
         put_job_text(msg, tty);
         printf("\n");
@@ -107,18 +112,19 @@ static void print_human(const json_t *r)
         printf("line %lld col %lld: %s ", json_integer_value(json_object_get(f, "line")),
                json_integer_value(json_object_get(f, "col")),
                json_string_value(json_object_get(f, "rule")));
-        put_job_text(json_string_value(json_object_get(f, "message")), tty);
+        put_job_text(json_object_get(f, "message"), tty);
         printf("\n");
     }
-    const char *out = json_string_value(json_object_get(r, "stdout"));
-    const char *err = json_string_value(json_object_get(r, "stderr"));
-    if (out && *out) {
-        printf("--- stdout%s ---\n", json_is_true(json_object_get(r, "stdout_truncated")) ? " (truncated)" : "");
-        put_job_text(out, tty);
-    }
-    if (err && *err) {
-        printf("--- stderr%s ---\n", json_is_true(json_object_get(r, "stderr_truncated")) ? " (truncated)" : "");
-        put_job_text(err, tty);
+    static const char *const streams[] = {"stdout", "stderr"};
+    for (int k = 0; k < 2; k++) {
+        const json_t *text = json_object_get(r, streams[k]);
+        char key[32];
+        snprintf(key, sizeof key, "%s_truncated", streams[k]);
+        if (!json_string_length(text))
+            continue;
+        printf("--- %s%s ---\n", streams[k],
+               json_is_true(json_object_get(r, key)) ? " (truncated)" : "");
+        put_job_text(text, tty);
     }
 }
 

@@ -172,7 +172,8 @@ static void collect(rd_kafka_t *k, pending *pd, int timeout_s)
             if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
                 fprintf(stderr, "codeq: submit: %s\n", rd_kafka_message_errstr(m));
         } else {
-            json_t *r = json_loadb(m->payload, m->len, 0, NULL);
+            /* a job's output may hold NUL characters: its result is still JSON */
+            json_t *r = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, NULL);
             const char *id = json_string_value(json_object_get(r, "id"));
             for (int i = 0; id && i < pd->n; i++) {
                 if (pd->seen[i] || strcmp(pd->ids[i], id) != 0) continue;

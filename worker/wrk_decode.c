@@ -60,6 +60,13 @@ static bool valid_topic(const char *s)
     return true;
 }
 
+/* A name cut short at its NUL would be another name. */
+const char *wrk_json_name(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 static int fail(char *why, size_t whylen, const char *fmt, const char *arg)
 {
     snprintf(why, whylen, fmt, arg);
@@ -106,9 +113,9 @@ static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *
                            size_t whylen)
 {
     if (!rt) return 0;
-    if (!json_is_string(rt) || !valid_topic(json_string_value(rt)))
+    const char *to = wrk_json_name(rt);
+    if (!to || !valid_topic(to))
         return fail(why, whylen, "%s", "reply_to must be a Kafka topic name");
-    const char *to = json_string_value(rt);
     const wrk_kafka_opts *k = &c->kafka;
     if (!strcmp(to, k->jobs_topic) || !strcmp(to, k->audit_topic) || !strcmp(to, k->dlq_topic))
         return fail(why, whylen, "reply_to may not name codeq's own topic '%s'", to);
@@ -151,6 +158,9 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     job->code_len = json_string_length(code);
     if (job->code_len > JOB_MAX_CODE)
         return fail(why, whylen, "code is larger than %s bytes", "262144");
+    if (memchr(job->code, '\0', job->code_len))
+        return fail(why, whylen, "%s", "code contains a NUL character (\\u0000), which Python "
+                    "source cannot");
     wrk_sha256_hex(job->code, job->code_len, job->code_sha256);
 
     json_t *in = json_object_get(root, "stdin");
@@ -162,7 +172,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             return fail(why, whylen, "stdin is larger than %s bytes", "1048576");
     }
     json_t *dl = json_object_get(root, "deadline");
-    if (dl && (!json_is_string(dl) || (job->deadline_ms = wrk_parse_iso_ms(json_string_value(dl))) < 0))
+    if (dl && (!wrk_json_name(dl) || (job->deadline_ms = wrk_parse_iso_ms(wrk_json_name(dl))) < 0))
         return fail(why, whylen, "%s",
                     "deadline must be a UTC time like 2026-11-30T05:45:29.000Z");
     if (decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen) < 0)
@@ -175,7 +185,10 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
 {
     json_error_t jerr;
     memset(job, 0, sizeof *job);
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* \u0000 is valid JSON and a job may carry it: stdin and input files are bytes. Without
+     * JSON_ALLOW_NUL such a job could not even be answered (no id), only dead-lettered; names
+     * are checked for it where they are read (wrk_json_name), code just below. */
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!root) {
         snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
                  jerr.line, jerr.column);

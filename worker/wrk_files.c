@@ -21,7 +21,10 @@ static int decode_one(json_t *f, size_t i, wrk_job *job, char *why, size_t whyle
         return -1;
     }
     sbx_file *sf = &job->files[i];
-    sf->path = json_string_value(path);
+    if (!(sf->path = wrk_json_name(path))) {
+        snprintf(why, whylen, "files[%zu].path contains a NUL character (\\u0000)", i);
+        return -1;
+    }
     if (text) {
         sf->data = json_string_value(text);
         sf->len = json_string_length(text);

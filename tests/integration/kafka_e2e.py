@@ -43,6 +43,7 @@ MIX = {  # file -> expected status
     "ok_hello.py": "ok", "ok_mentions.py": "ok", "error_exception.py": "error",
     "rejected_subprocess.py": "rejected", "rejected_exec.py": "rejected",
     "signal_abort.py": "rejected",  # `import os` is outside the strict policy workers run by default
+    "ok_utf8.py": "ok",  # its output holds a NUL character: submit must still read its result
 }
 
 
@@ -108,6 +109,13 @@ try:
     kcat("-P", "-t", T["jobs"], "-k", f"junk-{sfx}", "-H", f"trace-id=t-{sfx}",
          inp="this is not json\n")
     kcat("-P", "-t", T["jobs"], "-k", bad_id, inp=json.dumps({"id": bad_id, "limits": {}}) + "\n")
+    # \u0000 is valid JSON: in stdin it is data and the job runs; in code it is answered invalid.
+    nul_in_id, nul_code_id = f"nul-stdin-{sfx}", f"nul-code-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", nul_in_id, inp=json.dumps(
+        {"id": nul_in_id, "code": "import sys\nprint(sys.stdin.read().count(chr(0)))",
+         "stdin": "a\0b\0c"}) + "\n")
+    kcat("-P", "-t", T["jobs"], "-k", nul_code_id,
+         inp=json.dumps({"id": nul_code_id, "code": "print(1)\0import os"}) + "\n")
     late_id = f"late-{sfx}"
     kcat("-P", "-t", T["jobs"], "-k", late_id,
          inp=json.dumps({"id": late_id, "code": "print(1)", "deadline": "2020-01-01T00:00:00Z"}) + "\n")
@@ -138,10 +146,16 @@ try:
     inv = [r for r in all_results if r["id"] == bad_id]
     F.check(len(inv) == 1 and inv[0]["status"] == "invalid" and "code" in inv[0]["message"],
             f"job without code: {inv}")
+    nul_in = [r for r in all_results if r["id"] == nul_in_id]
+    F.check(len(nul_in) == 1 and nul_in[0]["status"] == "ok" and nul_in[0]["stdout"] == "2\n",
+            f"job with NUL characters in its stdin: {nul_in}")
+    nul_code = [r for r in all_results if r["id"] == nul_code_id]
+    F.check(len(nul_code) == 1 and nul_code[0]["status"] == "invalid"
+            and "NUL" in nul_code[0]["message"], f"job with a NUL character in its code: {nul_code}")
     late = [r for r in all_results if r["id"] == late_id]
     F.check(len(late) == 1 and late[0]["status"] == "expired" and late[0]["usage"] is None,
             f"job past its deadline: {late}")
-    for r in inv + late:
+    for r in inv + late + nul_in + nul_code:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
     # The dead-letter topic holds the malformed record unchanged (value, key, its own header),
@@ -166,6 +180,10 @@ try:
         F.check(shas == {r["code_sha256"]}, f"audit sha256 of {r['id']} differs from the result's")
     F.check(trail[bad_id] == ["received", "invalid"], f"audit trail of {bad_id}: {trail[bad_id]}")
     F.check(trail[late_id] == ["received", "expired"], f"audit trail of {late_id}: {trail[late_id]}")
+    F.check(trail[nul_in_id] == ["received", "started", "finished"],
+            f"audit trail of {nul_in_id}: {trail[nul_in_id]}")
+    F.check(trail[nul_code_id] == ["received", "invalid"],
+            f"audit trail of {nul_code_id}: {trail[nul_code_id]}")
     F.check(trail[None] == ["dead_lettered"], f"dead-letter audit events: {trail[None]}")
     print(f"kafka_e2e: {len(audit)} audit events, {len(all_results)} results on the topic", flush=True)
 

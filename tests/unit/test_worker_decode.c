@@ -111,6 +111,31 @@ static void test_files_and_deadline(void **st)
     wrk_job_free(&j);
 }
 
+/* \u0000 is valid JSON: bytes (stdin, file contents) keep it, a job with it in its code is
+ * answered `invalid` (its id is read), and a name holding it is refused, not cut short. */
+static void test_nul_characters(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode("{\"id\":\"n\",\"code\":\"x\",\"stdin\":\"a\\u0000b\","
+                            "\"metadata\":{\"k\":\"\\u0000\"},"
+                            "\"files\":[{\"path\":\"f\",\"content\":\"\\u0000z\"}]}", &j, why), 0);
+    assert_int_equal(j.stdin_len, 3);
+    assert_memory_equal(j.stdin_data, "a\0b", 3);
+    assert_int_equal(j.files[0].len, 2);
+    assert_memory_equal(j.files[0].data, "\0z", 2);
+    wrk_job_free(&j);
+    expect_fail("{\"id\":\"n\",\"code\":\"print(1)\\u0000import os\"}", true, "NUL");
+    expect_fail("{\"id\":\"n\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\\u0000b\"}", true,
+                "reply_to");
+    expect_fail("{\"id\":\"n\",\"code\":\"x\",\"deadline\":\"2026-11-30T05:45:29.250Z\\u0000\"}",
+                true, "deadline");
+    expect_fail("{\"id\":\"n\",\"code\":\"x\",\"files\":[{\"path\":\"a\\u0000/../../b\","
+                "\"content\":\"1\"}]}", true, "files[0].path contains a NUL");
+    expect_fail("{\"id\":\"a\\u0000b\",\"code\":\"x\"}", false, "job id");
+}
+
 static void test_json_bytes(void **st)
 {
     (void)st;
@@ -149,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_dead_letter_cases),
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
+        cmocka_unit_test(test_nul_characters),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_sha256),
     };
