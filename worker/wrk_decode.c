@@ -188,7 +188,11 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     /* \u0000 is valid JSON and a job may carry it: stdin and input files are bytes. Without
      * JSON_ALLOW_NUL such a job could not even be answered (no id), only dead-lettered; names
      * are checked for it where they are read (wrk_json_name), code just below. */
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
+    json_t *root = json_loadb(buf, len, flags, &jerr);
+    bool overflow = !root && json_error_code(&jerr) == json_error_numeric_overflow;
+    if (overflow) /* valid JSON all the same: read it once more for its id, to answer it */
+        root = json_loadb(buf, len, flags | JSON_DECODE_INT_AS_REAL, NULL);
     if (!root) {
         snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
                  jerr.line, jerr.column);
@@ -206,6 +210,11 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     }
     job->root = root;
     job->id = json_string_value(id);
+    if (overflow) {
+        snprintf(why, whylen, "a number in the job does not fit in 64 bits (line %d, column %d)",
+                 jerr.line, jerr.column);
+        return -1;
+    }
     /* On failure root stays with the job: the caller answers `invalid` with id and metadata. */
     return decode_fields(root, c, job, why, whylen);
 }

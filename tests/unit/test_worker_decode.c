@@ -136,6 +136,18 @@ static void test_nul_characters(void **st)
     expect_fail("{\"id\":\"a\\u0000b\",\"code\":\"x\"}", false, "job id");
 }
 
+/* A number beyond 64 bits is valid JSON: the job is answered (its id is read), not
+ * dead-lettered; without an id it can only be dead-lettered. */
+static void test_big_numbers(void **st)
+{
+    (void)st;
+    expect_fail("{\"id\":\"b\",\"code\":\"x\",\"metadata\":{\"n\":123456789012345678901234567890}}",
+                true, "does not fit in 64 bits (line 1");
+    expect_fail("{\"id\":\"b\",\"code\":\"x\",\"limits\":{\"wall_ms\":99999999999999999999}}",
+                true, "does not fit in 64 bits");
+    expect_fail("{\"code\":\"x\",\"n\":99999999999999999999}", false, "job id");
+}
+
 static void test_json_bytes(void **st)
 {
     (void)st;
@@ -175,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
         cmocka_unit_test(test_nul_characters),
+        cmocka_unit_test(test_big_numbers),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_sha256),
     };
