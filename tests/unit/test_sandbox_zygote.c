@@ -420,6 +420,7 @@ static void test_lock_in_flight_not_seen_by_next_job(void **state)
         "while time.monotonic() - t0 < 2:\n"
         "    if ' used 0 ' in open('/proc/self/net/sockstat').read().replace('\\n', ' '):\n"
         "        break\n"
+        "    time.sleep(0.005)\n"
         "print('left')\n";
     const char *probe =
         "import fcntl, os\n"
