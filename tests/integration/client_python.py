@@ -131,6 +131,13 @@ try:
                 f"invalid: {e!r}")
         F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_sec": 1}) is not None,
                 "an unknown limit was not refused before sending")
+        # what the worker would answer invalid: refused before sending
+        F.check(raises(ValueError, c.submit, "print(1)\0") is not None,
+                "code with a NUL character was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", metadata={"n": [1, 2 ** 64]}) is not None,
+                "an integer beyond 64 bits in metadata was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", files={"a\0b": "x"}) is not None,
+                "a file path with a NUL character was not refused before sending")
         e = raises(JobExpired, c.run, "print(1)", deadline=datetime.datetime(2020, 1, 1))
         F.check(e is not None and e.result.usage is None, f"expired: {e!r}")
         step("rejected+invalid", t1)

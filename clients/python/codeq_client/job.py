@@ -31,6 +31,8 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
           reply_to: Optional[str] = None) -> dict:
     if not isinstance(code, str):
         raise TypeError("code must be a str")
+    if "\0" in code:
+        raise ValueError("code contains a NUL character, which Python source cannot")
     job: dict = {"id": job_id or new_id(), "code": code}
     if any(ord(c) < 32 or ord(c) == 127 for c in job["id"]) or len(job["id"]) > 256:
         raise ValueError(f"job id {job['id']!r}: at most 256 characters, no control characters")
@@ -41,6 +43,7 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
     if limits:
         job["limits"] = _limits(limits)
     if metadata is not None:
+        _no_big_ints(metadata)
         if len(json.dumps(metadata, separators=(",", ":"))) > MAX_METADATA:
             raise ValueError(f"metadata is larger than {MAX_METADATA} bytes once encoded")
         job["metadata"] = metadata
@@ -56,8 +59,10 @@ def _files(files: Files) -> list:
     out = []
     for path, content in items:
         parts = path.split("/")
-        if path.startswith("/") or any(p in ("", ".", "..") for p in parts) or path == "main.py":
-            raise ValueError(f"file {path!r}: a relative path without '.', '..' or empty parts, not main.py")
+        if "\0" in path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) \
+                or path == "main.py":
+            raise ValueError(f"file {path!r}: a relative path without '.', '..', empty parts or NUL "
+                             "characters, not main.py")
         if isinstance(content, bytes):
             out.append({"path": path, "content_base64": base64.b64encode(content).decode()})
         else:
@@ -65,6 +70,14 @@ def _files(files: Files) -> list:
     if len(out) > MAX_FILES:
         raise ValueError(f"{len(out)} files: at most {MAX_FILES}")
     return out
+
+
+def _no_big_ints(v: Any) -> None:
+    """The worker reads integers as 64-bit: a larger one makes the job invalid."""
+    if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63:
+        raise ValueError(f"metadata: {v} does not fit in 64 bits (send it as a string)")
+    for x in v.values() if isinstance(v, Mapping) else v if isinstance(v, (list, tuple)) else ():
+        _no_big_ints(x)
 
 
 def _limits(limits: Mapping[str, int]) -> dict:
