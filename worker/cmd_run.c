@@ -60,11 +60,11 @@ static json_t *build_job(const char *id, const char *code, size_t len, const cha
     return job;
 }
 
-/* Prints text the job controls. On a terminal its control characters are shown escaped (\x1b,
- * \u009b) instead of written: escape sequences could retitle or clear the terminal, move the
- * cursor over codeq's own lines, or on some terminals answer with input (issue 11). Newline
- * and tab stay as they are; into a pipe or a file the text goes unchanged. */
-/* All of a JSON string, NUL characters included (a job's output may hold them). */
+/* Prints text the job controls, all of the JSON string (a job's output may hold NUL
+ * characters). On a terminal its control characters are shown escaped (\x1b, \u009b) instead
+ * of written: escape sequences could retitle or clear the terminal, move the cursor over
+ * codeq's own lines, or on some terminals answer with input (issue 11). Newline and tab stay
+ * as they are; into a pipe or a file the text goes unchanged. */
 static void put_job_text(const json_t *str, bool tty)
 {
     const unsigned char *c = (const unsigned char *)json_string_value(str);

@@ -172,7 +172,8 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             return fail(why, whylen, "stdin is larger than %s bytes", "1048576");
     }
     json_t *dl = json_object_get(root, "deadline");
-    if (dl && (!wrk_json_name(dl) || (job->deadline_ms = wrk_parse_iso_ms(wrk_json_name(dl))) < 0))
+    const char *when = wrk_json_name(dl);
+    if (dl && (!when || (job->deadline_ms = wrk_parse_iso_ms(when)) < 0))
         return fail(why, whylen, "%s",
                     "deadline must be a UTC time like 2026-11-30T05:45:29.000Z");
     if (decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen) < 0)
