@@ -53,7 +53,8 @@ static void check_accepted(const wrk_job *j)
     for (size_t i = 0; i < j->nfiles; i++)
         for (size_t k = 0; k < j->files[i].len; k++) sum += (unsigned char)j->files[i].data[k];
     (void)sum;
-    if (j->deadline_ms < 0) abort();
+    /* a deadline read is never "none" (0), even the epoch's own or one before it */
+    if (json_object_get(j->root, "deadline") && j->deadline_ms == 0) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -53,6 +53,13 @@ bool sbx_path_ok(const char *path, char *why, size_t whylen)
     return bad == NULL;
 }
 
+/* path is name itself or inside it: a file there would need name as a directory. */
+static bool sbx_path_within(const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(path, name, n) && (path[n] == '\0' || path[n] == '/');
+}
+
 int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *why,
                     size_t whylen)
 {
@@ -71,13 +78,20 @@ int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *
             snprintf(why, whylen, "files[%zu].path: %s", i, what);
             return -1;
         }
-        if (!strcmp(files[i].path, "main.py") || !strcmp(files[i].path, SBX_PRELUDE_NAME)) {
+        if (sbx_path_within(files[i].path, "main.py") ||
+            sbx_path_within(files[i].path, SBX_PRELUDE_NAME)) {
             snprintf(why, whylen, "files[%zu].path: %s is reserved", i, files[i].path);
             return -1;
         }
         for (size_t j = 0; j < i; j++)
             if (!strcmp(files[i].path, files[j].path)) {
                 snprintf(why, whylen, "files[%zu].path: duplicate of files[%zu]", i, j);
+                return -1;
+            } else if (sbx_path_within(files[i].path, files[j].path) ||
+                       sbx_path_within(files[j].path, files[i].path)) {
+                snprintf(why, whylen, "files[%zu].path: '%s' and files[%zu].path '%s': one "
+                         "would have to be both a file and a directory", i, files[i].path, j,
+                         files[j].path);
                 return -1;
             }
         total += files[i].len;

@@ -19,7 +19,7 @@ static const char audit_help[] =
     CLI_KAFKA_HELP
     "  -f, --follow              keep reading new events\n"
     "  -j, --job ID              print only the events of job ID\n"
-    "  -s, --since TIME          start at TIME: 2026-12-01T21:00:00Z (UTC) or Unix ms\n"
+    "  -s, --since TIME          start at TIME: 2026-12-01T21:00:00Z (RFC 3339) or Unix ms\n"
     "      --verify              check every hash chain instead of printing the events:\n"
     "                            hashes, prev links, seq gaps (dropped), duplicates\n"
     "                            (replayed), order within a partition (reordered), links\n"
@@ -88,23 +88,14 @@ static void print_line(json_t *ev)
     putchar('\n');
 }
 
-/* "2026-12-01T21:00:00Z", with optional .mmm, or Unix ms; -1 if neither. */
+/* Unix ms or an RFC 3339 time (a time before 1970 is the log's start); -1 if neither. */
 static int64_t parse_since(const char *s)
 {
     char *end;
     long long ms = strtoll(s, &end, 10);
     if (*s && !*end && ms >= 0) return ms;
-    struct tm tm = {0};
-    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!rest) return -1;
-    long frac = 0;
-    if (*rest == '.') {
-        frac = strtol(rest + 1, &end, 10);
-        if (end - rest - 1 != 3) return -1;
-        rest = end;
-    }
-    if (strcmp(rest, "Z")) return -1;
-    return (int64_t)timegm(&tm) * 1000 + frac;
+    int64_t at;
+    return wrk_parse_time_ms(s, &at) ? (at < 0 ? 0 : at) : -1;
 }
 
 static rd_kafka_t *new_reader(const wrk_kafka_opts *o, char *err, size_t errlen)

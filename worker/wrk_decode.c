@@ -173,9 +173,10 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     }
     json_t *dl = json_object_get(root, "deadline");
     const char *when = wrk_json_name(dl);
-    if (dl && (!when || (job->deadline_ms = wrk_parse_iso_ms(when)) < 0))
-        return fail(why, whylen, "%s",
-                    "deadline must be a UTC time like 2026-11-30T05:45:29.000Z");
+    if (dl && (!when || !wrk_parse_time_ms(when, &job->deadline_ms)))
+        return fail(why, whylen, "%s", "deadline must be an RFC 3339 time with its offset, "
+                    "like 2026-11-30T05:45:29.000Z or 2026-11-30T06:45:29+01:00");
+    if (dl && job->deadline_ms == 0) job->deadline_ms = -1; /* the epoch itself: 0 says none */
     if (decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen) < 0)
         return -1;
     return wrk_files_decode(json_object_get(root, "files"), job, why, whylen);

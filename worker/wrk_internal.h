@@ -13,8 +13,9 @@
 void wrk_now_iso(char out[32]);
 uint64_t wrk_now_ms(void);        /* monotonic */
 int64_t wrk_now_epoch_ms(void);    /* wall clock */
-/* Parses "2026-11-30T05:45:29Z" or with fractional seconds; -1 if not that form. */
-int64_t wrk_parse_iso_ms(const char *s);
+/* An RFC 3339 time ("2026-11-30T05:45:29Z", "2026-11-30T06:45:29.5+01:00") as milliseconds
+ * since the epoch; false if s is not one or names no day of the calendar. */
+bool wrk_parse_time_ms(const char *s, int64_t *out);
 void wrk_sha256_hex(const void *data, size_t len, char out[65]);
 /* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */

@@ -110,7 +110,8 @@ static void histo_add(histo *h, double v)
 static int64_t result_ms(const json_t *r, const char *key)
 {
     const char *s = json_string_value(json_object_get(r, key));
-    return s ? wrk_parse_iso_ms(s) : -1;
+    int64_t ms;
+    return s && wrk_parse_time_ms(s, &ms) ? ms : -1;
 }
 
 static bool result_truncated(const json_t *r)

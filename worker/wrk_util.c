@@ -73,21 +73,84 @@ int64_t wrk_now_epoch_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t wrk_parse_iso_ms(const char *s)
+/* n decimal digits at s as a number, or -1. */
+static int fixed_digits(const char *s, int n)
 {
-    struct tm tm = {0};
-    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!rest) return -1;
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+static bool in_range(int v, int lo, int hi)
+{
+    return v >= lo && v <= hi;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
+/* n digits at s, then the character sep (0: none); the number, or -1. Stops at the first
+ * byte that does not match, so a caller that goes on only after a match never reads past
+ * the string's end. */
+static int field(const char **s, int n, char sep)
+{
+    int v = fixed_digits(*s, n);
+    if (v < 0 || (sep && (*s)[n] != sep)) return -1;
+    *s += n + (sep ? 1 : 0);
+    return v;
+}
+
+/* Fixed-width fields, each against the calendar: a mistyped time (30 February, hour 24) is
+ * refused rather than moved to another one, as timegm would. */
+static const char *parse_date_time(const char *s, struct tm *tm)
+{
+    int y, mo, d, h, mi, sec;
+    if ((y = field(&s, 4, '-')) < 0 || !in_range(mo = field(&s, 2, '-'), 1, 12) ||
+        !in_range(d = field(&s, 2, 0), 1, days_in_month(y, mo)) || (*s != 'T' && *s != 't'))
+        return NULL;
+    s++;
+    if (!in_range(h = field(&s, 2, ':'), 0, 23) || !in_range(mi = field(&s, 2, ':'), 0, 59) ||
+        !in_range(sec = field(&s, 2, 0), 0, 60)) /* 60: a leap second, which RFC 3339 allows */
+        return NULL;
+    *tm = (struct tm){.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+                      .tm_min = mi, .tm_sec = sec};
+    return s;
+}
+
+bool wrk_parse_time_ms(const char *s, int64_t *out)
+{
+    struct tm tm;
+    const char *rest = parse_date_time(s, &tm);
+    if (!rest) return false;
     int64_t ms = 0;
     if (*rest == '.') {
         int digits = 0;
         for (rest++; *rest >= '0' && *rest <= '9'; rest++, digits++)
             if (digits < 3) ms = ms * 10 + (*rest - '0');
-        if (digits == 0) return -1;
+        if (digits == 0) return false;
         for (; digits < 3; digits++) ms *= 10;
     }
-    if (strcmp(rest, "Z") != 0) return -1;
-    return (int64_t)timegm(&tm) * 1000 + ms;
+    int offset_min = 0;
+    if (*rest == '+' || *rest == '-') {
+        int sign = *rest++ == '-' ? -1 : 1, oh, om;
+        if (!in_range(oh = field(&rest, 2, ':'), 0, 23) || !in_range(om = field(&rest, 2, 0), 0, 59))
+            return false;
+        offset_min = sign * (oh * 60 + om);
+    } else if (*rest == 'Z' || *rest == 'z') {
+        rest++;
+    } else {
+        return false;
+    }
+    if (*rest) return false;
+    *out = ((int64_t)timegm(&tm) - (int64_t)offset_min * 60) * 1000 + ms;
+    return true;
 }
 
 void wrk_sha256_hex(const void *data, size_t len, char out[65])

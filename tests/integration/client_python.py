@@ -138,8 +138,20 @@ try:
                 "an integer beyond 64 bits in metadata was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", files={"a\0b": "x"}) is not None,
                 "a file path with a NUL character was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", files={"d": "1", "d/e": "2"}) is not None,
+                "a file inside another file was not refused before sending")
         e = raises(JobExpired, c.run, "print(1)", deadline=datetime.datetime(2020, 1, 1))
         F.check(e is not None and e.result.usage is None, f"expired: {e!r}")
+        # deadlines as strings: RFC 3339 with any offset, as Python's isoformat() writes them
+        e = raises(JobExpired, c.run, "print(1)", deadline="2020-01-01T06:00:00.5+05:30")
+        F.check(e is not None and e.result.usage is None, f"expired (offset string): {e!r}")
+        soon = datetime.datetime.now(datetime.timezone(datetime.timedelta(hours=-3)))
+        r = c.run("print(3)", deadline=(soon + datetime.timedelta(seconds=60)).isoformat())
+        F.check(r.ok and r.stdout == "3\n", f"a deadline from isoformat() did not run: {r}")
+        F.check(raises(ValueError, c.submit, "print(1)", deadline="2020-01-01T00:00:00") is not None,
+                "a deadline string without its offset was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", deadline="2026-02-30T00:00:00Z") is not None,
+                "a deadline on 30 February was not refused before sending")
         step("rejected+invalid", t1)
 
         r = c.result(slow, 30)

@@ -19,6 +19,7 @@ audit events are numbered again in the next one)
             killed worker's new epochs names the one before
   errors    a missing topic and an unreachable broker: exit 3 with a message naming them
 Bounded to about 5 minutes (about 45 s when nothing is wrong)."""
+import datetime
 import json
 import pathlib
 import subprocess
@@ -126,6 +127,11 @@ try:
     late = [json.loads(x) for x in p.stdout.splitlines()]
     F.check(p.returncode == 0 and len(late) == 10 and {e["job_id"] for e in late} == {"b0", "b1", "b2", None},
             f"--since: the second run's events only: {[e.get('job_id') for e in late]}")
+    # the same moment as an RFC 3339 time with an offset reads the same events
+    at = datetime.datetime.fromtimestamp(t_mid / 1000, datetime.timezone(datetime.timedelta(hours=-7)))
+    p = audit(topic, "--since", at.isoformat(timespec="milliseconds"), "--json")
+    F.check(p.returncode == 0 and [json.loads(x) for x in p.stdout.splitlines()] == late,
+            f"--since {at.isoformat(timespec='milliseconds')}: not the events of --since {t_mid}")
     p = audit(topic, "--since", str(t_mid), "--verify")
     F.check(p.returncode == 0 and "10 events in 1 chains: intact" in p.stdout,
             f"--since --verify: a chain read from its start: {p.stdout[-300:]}")

@@ -119,6 +119,14 @@ try:
     late_id = f"late-{sfx}"
     kcat("-P", "-t", T["jobs"], "-k", late_id,
          inp=json.dumps({"id": late_id, "code": "print(1)", "deadline": "2020-01-01T00:00:00Z"}) + "\n")
+    # A deadline with an offset (RFC 3339, as Python's isoformat() writes it); a file and a
+    # file inside it, which staging cannot write both: invalid, not an internal error.
+    late_offset_id, nested_id = f"late-offset-{sfx}", f"nested-files-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", late_offset_id, inp=json.dumps(
+        {"id": late_offset_id, "code": "print(1)", "deadline": "2020-01-01T05:30:00+05:30"}) + "\n")
+    kcat("-P", "-t", T["jobs"], "-k", nested_id, inp=json.dumps(
+        {"id": nested_id, "code": "print(1)", "files": [{"path": "d", "content": "1"},
+                                                        {"path": "d/e", "content": "2"}]}) + "\n")
     t0 = time.monotonic()
     p = run(["submit", "-b", BROKERS, "--timeout", "180", *TOPIC_ARGS, *map(str, files)], timeout=240)
     elapsed = time.monotonic() - t0
@@ -155,7 +163,14 @@ try:
     late = [r for r in all_results if r["id"] == late_id]
     F.check(len(late) == 1 and late[0]["status"] == "expired" and late[0]["usage"] is None,
             f"job past its deadline: {late}")
-    for r in inv + late + nul_in + nul_code:
+    late_offset = [r for r in all_results if r["id"] == late_offset_id]
+    F.check(len(late_offset) == 1 and late_offset[0]["status"] == "expired",
+            f"job past a deadline given with an offset: {late_offset}")
+    nested = [r for r in all_results if r["id"] == nested_id]
+    F.check(len(nested) == 1 and nested[0]["status"] == "invalid"
+            and "both a file and a directory" in nested[0]["message"],
+            f"job with a file inside another file: {nested}")
+    for r in inv + late + nul_in + nul_code + late_offset + nested:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
     # The dead-letter topic holds the malformed record unchanged (value, key, its own header),
@@ -180,6 +195,9 @@ try:
         F.check(shas == {r["code_sha256"]}, f"audit sha256 of {r['id']} differs from the result's")
     F.check(trail[bad_id] == ["received", "invalid"], f"audit trail of {bad_id}: {trail[bad_id]}")
     F.check(trail[late_id] == ["received", "expired"], f"audit trail of {late_id}: {trail[late_id]}")
+    F.check(trail[late_offset_id] == ["received", "expired"],
+            f"audit trail of {late_offset_id}: {trail[late_offset_id]}")
+    F.check(trail[nested_id] == ["received", "invalid"], f"audit trail of {nested_id}: {trail[nested_id]}")
     F.check(trail[nul_in_id] == ["received", "started", "finished"],
             f"audit trail of {nul_in_id}: {trail[nul_in_id]}")
     F.check(trail[nul_code_id] == ["received", "invalid"],

@@ -829,6 +829,8 @@ static void test_files_check(void **state)
         {"a/", "files[0].path: ends with '/'"},
         {"", "files[0].path: empty"},
         {"main.py", "files[0].path: main.py is reserved"},
+        {"main.py/x", "files[0].path: main.py/x is reserved"},
+        {"_codeq_prelude.py/x", "files[0].path: _codeq_prelude.py/x is reserved"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_file f = {.path = bad[i].path, .data = "", .len = 0};
@@ -838,8 +840,18 @@ static void test_files_check(void **state)
     sbx_file two[] = {{.path = "a", .data = "", .len = 0}, {.path = "a", .data = "", .len = 0}};
     assert_int_equal(sbx_files_check(two, 2, &l, why, sizeof why), -1);
     assert_string_equal(why, "files[1].path: duplicate of files[0]");
-    sbx_file ok[] = {{.path = "a/b/c.txt", .data = "x", .len = 1}, {.path = ".hidden", .data = "", .len = 0}};
-    assert_int_equal(sbx_files_check(ok, 2, &l, why, sizeof why), 0);
+    /* A file and a path inside it, in either order: staging could write only one of them. */
+    const char *nested[][2] = {{"a", "a/b"}, {"a/b/c", "a/b"}, {"d/e", "d/e/f/g"}};
+    for (size_t i = 0; i < sizeof nested / sizeof nested[0]; i++) {
+        sbx_file pair[] = {{.path = nested[i][0], .data = "", .len = 0},
+                           {.path = nested[i][1], .data = "", .len = 0}};
+        assert_int_equal(sbx_files_check(pair, 2, &l, why, sizeof why), -1);
+        assert_non_null(strstr(why, "both a file and a directory"));
+    }
+    sbx_file ok[] = {{.path = "a/b/c.txt", .data = "x", .len = 1}, {.path = ".hidden", .data = "", .len = 0},
+                     {.path = "a/b/c.txt2", .data = "", .len = 0}, {.path = "a/bc", .data = "", .len = 0},
+                     {.path = "main.py2", .data = "", .len = 0}};
+    assert_int_equal(sbx_files_check(ok, 5, &l, why, sizeof why), 0);
 
     /* sbx_start refuses them too: internal_error, nothing runs. */
     sbx_job j = job_of("print('ran')\n");

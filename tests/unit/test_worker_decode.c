@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "wrk_internal.h"
@@ -92,6 +94,9 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"../a\",\"content\":\"1\"}]}",
                 true, "files[0].path");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"deadline\":\"tomorrow\"}", true, "deadline");
+    /* a file and a file inside it: answered invalid, not an internal error at staging */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"d\",\"content\":\"1\"},"
+                "{\"path\":\"d/e\",\"content\":\"2\"}]}", true, "both a file and a directory");
 }
 
 static void test_files_and_deadline(void **st)
@@ -109,6 +114,50 @@ static void test_files_and_deadline(void **st)
     assert_int_equal(j.files[1].len, 4);
     assert_memory_equal(j.files[1].data, "a\xff\x00z", 4);
     wrk_job_free(&j);
+}
+
+static int64_t deadline_of(const char *when)
+{
+    char buf[256], why[256] = "";
+    snprintf(buf, sizeof buf, "{\"id\":\"d\",\"code\":\"x\",\"deadline\":\"%s\"}", when);
+    wrk_job j;
+    int rc = decode(buf, &j, why);
+    int64_t ms = j.deadline_ms;
+    wrk_job_free(&j);
+    if (rc == 0) return ms;
+    if (!strstr(why, "RFC 3339")) fail_msg("deadline %s: reason '%s'", when, why);
+    return INT64_MIN;
+}
+
+/* RFC 3339 as JSON Schema's date-time has it: any offset (Python's isoformat() writes
+ * +00:00), either case of T and Z, any number of fraction digits; a time no calendar has is
+ * refused, not moved to another day. */
+static void test_deadline_forms(void **st)
+{
+    (void)st;
+    const int64_t at = 1796017529250LL; /* 2026-11-30T05:45:29.250Z */
+    assert_int_equal(deadline_of("2026-11-30T05:45:29.250Z"), at);
+    assert_int_equal(deadline_of("2026-11-30t05:45:29.25z"), at);
+    assert_int_equal(deadline_of("2026-11-30T05:45:29.250999+00:00"), at);
+    assert_int_equal(deadline_of("2026-11-30T06:45:29.250+01:00"), at);
+    assert_int_equal(deadline_of("2026-11-29T23:15:29.250-06:30"), at);
+    assert_int_equal(deadline_of("2026-11-30T05:45:29-00:00"), at - 250);
+    assert_int_equal(deadline_of("2024-02-29T00:00:00Z"), 1709164800000LL);
+    assert_int_equal(deadline_of("2016-12-31T23:59:60Z"), 1483228800000LL); /* leap second */
+    assert_int_equal(deadline_of("1969-12-31T23:59:59Z"), -1000);     /* long expired */
+    assert_int_equal(deadline_of("1970-01-01T00:00:00Z"), -1);        /* 0 would say none */
+    const char *bad[] = {
+        "2026-11-30T05:45:29", "2026-11-30T05:45:29.Z", "2026-11-30 05:45:29Z",
+        "2026-1-30T05:45:29Z", "2026-11-30T5:45:29Z", " 2026-11-30T05:45:29Z",
+        "2026-11-30T05:45:29Z ", "2026-11-30T05:45:29+0100", "2026-11-30T05:45:29+01",
+        "2026-11-30T05:45:29+24:00", "2026-11-30T05:45:29+01:60", "2026-02-29T00:00:00Z",
+        "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
+        "2026-11-31T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T05:60:00Z",
+        "2026-11-30T05:45:61Z", "2026-11-30", "2026", "", "+2026-11-30T05:45:29Z",
+        "2026-11-30T05:45:29ZZ", "1900-02-29T00:00:00Z",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (deadline_of(bad[i]) != INT64_MIN) fail_msg("deadline '%s' was accepted", bad[i]);
 }
 
 /* \u0000 is valid JSON: bytes (stdin, file contents) keep it, a job with it in its code is
@@ -186,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_dead_letter_cases),
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
+        cmocka_unit_test(test_deadline_forms),
         cmocka_unit_test(test_nul_characters),
         cmocka_unit_test(test_big_numbers),
         cmocka_unit_test(test_json_bytes),

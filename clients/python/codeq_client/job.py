@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import re
 import uuid
 from typing import Any, Mapping, Optional, Union
 
@@ -16,6 +17,7 @@ LIMITS = frozenset({"wall_ms", "cpu_ms", "memory_mb", "pids", "output_bytes", "f
                     "io_write_bps", "io_read_iops", "io_write_iops"})
 MAX_FILES = 64
 MAX_METADATA = 16384
+RESERVED = frozenset({"main.py", "_codeq_prelude.py"})  # the job's program and the guard's
 
 Files = Union[Mapping[str, Union[str, bytes]], list]
 Deadline = Union[None, str, dt.datetime, dt.timedelta, float, int]
@@ -60,9 +62,14 @@ def _files(files: Files) -> list:
     for path, content in items:
         parts = path.split("/")
         if "\0" in path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) \
-                or path == "main.py":
+                or parts[0] in RESERVED:
             raise ValueError(f"file {path!r}: a relative path without '.', '..', empty parts or NUL "
-                             "characters, not main.py")
+                             "characters, not main.py or _codeq_prelude.py")
+        for other in out:  # one file cannot also be a directory of another
+            a, b = sorted((path, other["path"]), key=len)
+            if b == a or b.startswith(a + "/"):
+                raise ValueError(f"files {other['path']!r} and {path!r}: the same path, or one "
+                                 "inside the other (which would have to be a directory)")
         if isinstance(content, bytes):
             out.append({"path": path, "content_base64": base64.b64encode(content).decode()})
         else:
@@ -89,10 +96,30 @@ def _limits(limits: Mapping[str, int]) -> dict:
     return dict(limits)
 
 
+# RFC 3339, as the worker reads it: a time with its offset (Z or +HH:MM), fixed-width fields.
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _deadline_string(d: str) -> str:
+    """The string as given, once it is a time the worker reads (else it answers `invalid`)."""
+    if RFC3339.fullmatch(d):
+        # the calendar check; second 60 (a leap second) is one RFC 3339 allows
+        iso = d[:17] + ("59" if d[17:19] == "60" else d[17:19]) + d[19:]
+        try:
+            dt.datetime.fromisoformat(iso.replace("t", "T").replace("z", "+00:00")
+                                      .replace("Z", "+00:00"))
+            return d
+        except ValueError:
+            pass
+    raise ValueError(f"deadline {d!r} is not an RFC 3339 time with its offset, like "
+                     "2026-11-30T05:45:29Z or 2026-11-30T06:45:29+01:00 (or pass a datetime)")
+
+
 def _deadline(d: Deadline) -> str:
-    """A UTC time: a datetime (naive means UTC), a timedelta or seconds from now, or the string."""
+    """A UTC time: a datetime (naive means UTC), a timedelta or seconds from now, or an RFC 3339
+    string (checked, sent as given)."""
     if isinstance(d, str):
-        return d
+        return _deadline_string(d)
     now = dt.datetime.now(dt.timezone.utc)
     if isinstance(d, dt.timedelta):
         d = now + d
