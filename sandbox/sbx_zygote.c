@@ -43,7 +43,7 @@ struct sbx_zy {
     unsigned jobs, max_jobs;
     uint64_t born_ms, max_age_ms;
     uint32_t seq;
-    char key[PATH_MAX + 512]; /* the configuration it serves */
+    char *key; /* the configuration it serves, whole: a cut key could match another */
 };
 
 static struct sbx_zy *sbx_zy_pool[SBX_ZY_MAX];
@@ -73,17 +73,22 @@ static void sbx_zy_retire(struct sbx_zy *z, bool graceful)
     if (z->pidfd >= 0)
         close(z->pidfd);
     close(z->sock);
+    free(z->key);
     free(z);
 }
 
-static void sbx_zy_key(const sbx_config *c, char *key, size_t n)
+/* The configuration as a string (the caller frees it), or NULL without memory. */
+static char *sbx_zy_key(const sbx_config *c)
 {
+    char *key;
     /* The prelude by address: it is the policy's, loaded once and kept for the process. */
-    snprintf(key, n, "%s|%s|%s|%s|%s|%u|%u|%u|%u|%s|%p", c->zygote_path ? c->zygote_path : "",
+    if (asprintf(&key, "%s|%s|%s|%s|%s|%u|%u|%u|%u|%s|%p", c->zygote_path ? c->zygote_path : "",
              c->python ? c->python : "", c->work_root ? c->work_root : "",
              c->profile ? c->profile : "", c->cgroup_parent ? c->cgroup_parent : "", c->uid_base,
              c->uid_count, c->zygote_max_jobs, c->zygote_max_age_s,
-             c->zygote_preload ? c->zygote_preload : "", (const void *)c->zygote_prelude);
+             c->zygote_preload ? c->zygote_preload : "", (const void *)c->zygote_prelude) < 0)
+        return NULL;
+    return key;
 }
 
 /* The binary: the configured path, else codeq-zygote beside the running executable, else the
@@ -176,21 +181,23 @@ static struct sbx_zy *sbx_zy_launch(sbx_proc *p, const sbx_config *c, const char
         return NULL;
     }
     struct sbx_zy *z = calloc(1, sizeof *z);
+    char *own_key = strdup(key);
     pid_t pid = 0;
     /* Where job cgroups go is settled here, before the zygote inherits our cgroup. */
-    int rc = !z ? sbx_fail(p, ENOMEM, "zygote")
+    int rc = !z || !own_key ? sbx_fail(p, ENOMEM, "zygote")
              : sbx_cgroup_place(p) < 0 ? -1 : sbx_zy_exec(p, c, sv[1], &pid);
     close(sv[1]);
     if (rc < 0) {
         close(sv[0]);
+        free(own_key);
         free(z);
         return NULL;
     }
     *z = (struct sbx_zy){.pid = pid, .sock = sv[0], .pidfd = pidfd_open(pid, 0),
                          .born_ms = sbx_now_ms(),
                          .max_jobs = c->zygote_max_jobs ? c->zygote_max_jobs : 1000,
-                         .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600)};
-    snprintf(z->key, sizeof z->key, "%s", key);
+                         .max_age_ms = 1000ull * (c->zygote_max_age_s ? c->zygote_max_age_s : 600),
+                         .key = own_key};
     sbx_zy_starts++;
     return z;
 }
@@ -261,8 +268,11 @@ static int sbx_zy_pool_free(void)
 /* Takes an idle zygote for this configuration, replacing worn-out or dead ones. */
 static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
 {
-    char key[sizeof ((struct sbx_zy *)0)->key];
-    sbx_zy_key(c, key, sizeof key);
+    char *key = sbx_zy_key(c);
+    if (!key) {
+        sbx_fail(p, ENOMEM, "zygote key");
+        return NULL;
+    }
     pthread_mutex_lock(&sbx_zy_mu);
     struct sbx_zy *z = NULL;
     int free_at = -1, at = -1;
@@ -291,6 +301,7 @@ static struct sbx_zy *sbx_zy_acquire(sbx_proc *p, const sbx_config *c)
     if (z)
         z->busy = true;
     pthread_mutex_unlock(&sbx_zy_mu);
+    free(key);
     return z;
 }
 
@@ -320,8 +331,9 @@ int sbx_zygote_ahead(sbx_proc *p, const sbx_config *c, unsigned n)
 {
     sbx_config full;
     sbx_zy_full(p, c, &full);
-    char key[sizeof ((struct sbx_zy *)0)->key];
-    sbx_zy_key(&full, key, sizeof key);
+    char *key = sbx_zy_key(&full);
+    if (!key)
+        return sbx_fail(p, ENOMEM, "zygote key");
     pthread_mutex_lock(&sbx_zy_mu);
     unsigned have = 0;
     for (int i = 0; i < SBX_ZY_MAX; i++)
@@ -340,6 +352,7 @@ int sbx_zygote_ahead(sbx_proc *p, const sbx_config *c, unsigned n)
         sbx_zy_pool[at] = z;
     }
     pthread_mutex_unlock(&sbx_zy_mu);
+    free(key);
     return rc;
 }
 

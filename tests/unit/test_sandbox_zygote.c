@@ -981,6 +981,37 @@ static void test_prestart_taken_by_jobs(void **state)
     sbx_zygote_shutdown();
 }
 
+/* A zygote serves exactly the configuration it was started with, however long that is: two
+ * preload lists that differ only after their first 5,000 characters get two zygotes (a key
+ * cut to a fixed size once made them share one). */
+static void test_long_configuration_not_shared(void **state)
+{
+    (void)state;
+    enum { REPEAT = 1000 };
+    static char a[REPEAT * 5 + 64], b[REPEAT * 5 + 64];
+    size_t n = 0;
+    for (int i = 0; i < REPEAT; i++) n += (size_t)snprintf(a + n, sizeof a - n, "json,");
+    memcpy(b, a, n);
+    snprintf(a + n, sizeof a - n, "math");
+    snprintf(b + n, sizeof b - n, "?codeq_no_such_module");
+    sbx_zygote_shutdown();
+    unsigned long starts = sbx_zygote_starts();
+    sbx_config ca = g_cfg, cb = g_cfg;
+    ca.zygote_preload = a;
+    cb.zygote_preload = b;
+    sbx_result r;
+    sbx_job j = {.code = "print(4)\n", .code_len = 9, .job_id = "long-key"};
+    sbx_limits_default(&j.limits);
+    sbx_run(&ca, &j, &r);
+    expect(&r, SBX_OK, "4\n");
+    sbx_result_free(&r);
+    sbx_run(&cb, &j, &r);
+    expect(&r, SBX_OK, "4\n");
+    sbx_result_free(&r);
+    assert_int_equal(sbx_zygote_starts(), starts + 2); /* one: b's job ran in a's zygote */
+    sbx_zygote_shutdown();
+}
+
 /* A zygote started ahead that never comes up fails the job that takes it, with the reason and
  * as unstarted (its code never ran); the next job starts a good one. A binary that cannot be
  * started at all is the prestart's own error. */
@@ -1348,6 +1379,7 @@ int main(void)
         cmocka_unit_test(test_restart_after_max_jobs),
         cmocka_unit_test(test_concurrent_timeout_and_kill),
         cmocka_unit_test(test_prestart_taken_by_jobs),
+        cmocka_unit_test(test_long_configuration_not_shared),
         cmocka_unit_test(test_prestart_failures),
         cmocka_unit_test(test_runs_the_code_object),
         cmocka_unit_test(test_code_object_refused),

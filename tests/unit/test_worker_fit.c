@@ -33,7 +33,7 @@ static json_t *result_with(size_t out, size_t err, char c, const size_t *arts, s
     for (size_t i = 0; i < narts; i++) {
         char *data = calloc(1, arts[i] + 1);
         memset(data, 'a' + (int)i, arts[i]);
-        char path[16];
+        char path[24]; /* "f" and any size_t */
         snprintf(path, sizeof path, "f%zu", i);
         json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", path, "bytes",
                                            (json_int_t)arts[i], "content", data));
