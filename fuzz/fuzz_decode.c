@@ -22,10 +22,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void check_id(const char *id)
 {
-    size_t n = strlen(id);
-    if (n == 0 || n > 256) abort();
-    for (size_t i = 0; i < n; i++)
+    size_t n = strlen(id), chars = 0;
+    for (size_t i = 0; i < n; i++) {
         if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f) abort();
+        chars += ((unsigned char)id[i] & 0xC0) != 0x80;
+    }
+    if (chars == 0 || chars > 256) abort();
 }
 
 static void check_accepted(const wrk_job *j)

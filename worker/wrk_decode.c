@@ -40,12 +40,16 @@ static const limit_field limit_fields[] = {
     {NULL, 0},
 };
 
+/* At most JOB_MAX_ID characters, as the schema and the client count them (code points: jansson
+ * has checked the UTF-8, so every byte but a continuation byte starts one). */
 static bool valid_id(const char *s, size_t len)
 {
-    if (len == 0 || len > JOB_MAX_ID) return false;
-    for (size_t i = 0; i < len; i++)
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++) {
         if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return false;
-    return true;
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    }
+    return chars > 0 && chars <= JOB_MAX_ID;
 }
 
 /* Topic names as Kafka allows them: [A-Za-z0-9._-], at most 249 characters. */

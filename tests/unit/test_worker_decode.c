@@ -116,6 +116,27 @@ static void test_files_and_deadline(void **st)
     wrk_job_free(&j);
 }
 
+/* The id's 256 are characters, as the schema's maxLength and the client count them: 256 "é"
+ * (512 bytes) are an id, 257 of them or 257 ASCII characters are not. */
+static void test_id_length_in_characters(void **st)
+{
+    (void)st;
+    char buf[2048], why[256];
+    for (int n = 256; n <= 257; n++)
+        for (int wide = 0; wide <= 1; wide++) {
+            size_t k = (size_t)snprintf(buf, sizeof buf, "{\"code\":\"x\",\"id\":\"");
+            for (int i = 0; i < n; i++)
+                k += (size_t)snprintf(buf + k, sizeof buf - k, "%s", wide ? "\xc3\xa9" : "a");
+            snprintf(buf + k, sizeof buf - k, "\"}");
+            wrk_job j;
+            int rc = decode(buf, &j, why);
+            if (rc != (n == 256 ? 0 : -1))
+                fail_msg("id of %d %s characters: rc %d (%s)", n, wide ? "two-byte" : "ASCII",
+                         rc, why);
+            wrk_job_free(&j);
+        }
+}
+
 static int64_t deadline_of(const char *when)
 {
     char buf[256], why[256] = "";
@@ -236,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
         cmocka_unit_test(test_deadline_forms),
+        cmocka_unit_test(test_id_length_in_characters),
         cmocka_unit_test(test_nul_characters),
         cmocka_unit_test(test_big_numbers),
         cmocka_unit_test(test_json_bytes),
