@@ -140,6 +140,12 @@ try:
                 "a file path with a NUL character was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", files={"d": "1", "d/e": "2"}) is not None,
                 "a file inside another file was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", metadata={"x": float("nan")}) is not None,
+                "NaN in metadata (not JSON: the job could not be read) was not refused before sending")
+        # metadata is bounded in UTF-8 bytes, as the worker counts: 12,000 bytes of Cyrillic go
+        wide = {"t": "\u0436" * 6000}
+        r = c.run("print(5)", metadata=wide)
+        F.check(r.ok and r.metadata == wide, f"12 KB of non-ASCII metadata: {r.status} {r.message}")
         e = raises(JobExpired, c.run, "print(1)", deadline=datetime.datetime(2020, 1, 1))
         F.check(e is not None and e.result.usage is None, f"expired: {e!r}")
         # deadlines as strings: RFC 3339 with any offset, as Python's isoformat() writes them

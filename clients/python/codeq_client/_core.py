@@ -133,7 +133,7 @@ class Core:
     def produce(self, job: dict, on_done: Callable[[Optional[KafkaError]], None]) -> None:
         """Queue a job; on_done(None or error) runs on the delivery thread."""
         self.watch(job["id"])
-        value = json.dumps(job, ensure_ascii=False, separators=(",", ":")).encode()
+        value = json.dumps(job, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
             try:
                 self.producer.produce(self.jobs_topic, key=job["id"].encode(), value=value,

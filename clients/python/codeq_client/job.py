@@ -46,7 +46,12 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
         job["limits"] = _limits(limits)
     if metadata is not None:
         _no_big_ints(metadata)
-        if len(json.dumps(metadata, separators=(",", ":"))) > MAX_METADATA:
+        try:  # NaN and the infinities are not JSON: the worker could not even read the job's id
+            encoded = json.dumps(metadata, separators=(",", ":"), ensure_ascii=False,
+                                 allow_nan=False).encode()
+        except ValueError as e:
+            raise ValueError(f"metadata: {e} (NaN and infinities are not JSON)") from None
+        if len(encoded) > MAX_METADATA:  # counted as the worker does: UTF-8 bytes
             raise ValueError(f"metadata is larger than {MAX_METADATA} bytes once encoded")
         job["metadata"] = metadata
     if deadline is not None:
