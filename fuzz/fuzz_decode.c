@@ -50,7 +50,11 @@ static void check_accepted(const wrk_job *j)
         abort();
     if (j->nfiles > SBX_MAX_FILES || (j->nfiles && !j->files)) abort();
     char why[256];
-    if (sbx_files_check(j->files, j->nfiles, &j->limits, why, sizeof why) != 0) abort();
+    size_t guard_len; /* the default policy's runtime guard is staged beside the files */
+    val_policy_guard(val_policy_default(), &guard_len);
+    if (sbx_files_check(j->files, j->nfiles, j->code_len, guard_len, &j->limits, why,
+                        sizeof why) != 0)
+        abort();
     volatile unsigned sum = 0; /* every byte of every file readable: ASan checks the lengths */
     for (size_t i = 0; i < j->nfiles; i++)
         for (size_t k = 0; k < j->files[i].len; k++) sum += (unsigned char)j->files[i].data[k];

@@ -79,10 +79,12 @@ typedef struct {
 enum { SBX_MAX_FILES = 64, SBX_PATH_MAX = 255 };
 
 /* Checks input files: count <= SBX_MAX_FILES, each path valid and distinct from main.py and the
- * prelude, total bytes within l->tmpfs_mb. On violation writes "files[2].path: '..' is not
- * allowed" to why and returns -1. sbx_start() checks again. */
-int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *why,
-                    size_t whylen);
+ * prelude, and that they fit l->tmpfs_mb together with the main.py (code_len bytes) and the
+ * prelude (prelude_len) the sandbox writes beside them, as the tmpfs stores them: each file in
+ * whole pages. On violation writes "files[2].path: '..' is not allowed" to why and returns -1.
+ * sbx_start() checks again. */
+int sbx_files_check(const sbx_file *files, size_t n, size_t code_len, size_t prelude_len,
+                    const sbx_limits *l, char *why, size_t whylen);
 
 typedef struct {
     char *data;      /* captured bytes (head), NUL-terminated for convenience; may hold NULs */

@@ -60,11 +60,18 @@ static bool sbx_path_within(const char *path, const char *name)
     return !strncmp(path, name, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *why,
-                    size_t whylen)
+/* Pages a regular file of len bytes takes on a tmpfs: its size is counted in whole pages. */
+static uint64_t sbx_tmpfs_pages(uint64_t len, uint64_t page)
+{
+    return (len + page - 1) / page;
+}
+
+int sbx_files_check(const sbx_file *files, size_t n, size_t code_len, size_t prelude_len,
+                    const sbx_limits *l, char *why, size_t whylen)
 {
     char what[96];
-    uint64_t total = 0;
+    uint64_t total = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t pages = sbx_tmpfs_pages(code_len, page) + sbx_tmpfs_pages(prelude_len, page);
     if (n > SBX_MAX_FILES) {
         snprintf(why, whylen, "files: %zu above maximum %d", n, SBX_MAX_FILES);
         return -1;
@@ -95,10 +102,15 @@ int sbx_files_check(const sbx_file *files, size_t n, const sbx_limits *l, char *
                 return -1;
             }
         total += files[i].len;
+        pages += sbx_tmpfs_pages(files[i].len, page);
     }
-    if (total > (uint64_t)l->tmpfs_mb << 20) {
-        snprintf(why, whylen, "files: %llu bytes above limits.tmpfs_mb %u",
-                 (unsigned long long)total, l->tmpfs_mb);
+    /* Staging would fail half-way (ENOSPC) on what the job asked for: say so before. */
+    if (pages > ((uint64_t)l->tmpfs_mb << 20) / page) {
+        snprintf(why, whylen, "files: above limits.tmpfs_mb %u: %llu bytes in %zu file%s need "
+                 "%llu KiB of the job's tmpfs with main.py and the runtime guard (each file in "
+                 "whole %llu-byte pages)", l->tmpfs_mb, (unsigned long long)total, n,
+                 n == 1 ? "" : "s", (unsigned long long)(pages * page >> 10),
+                 (unsigned long long)page);
         return -1;
     }
     if (whylen)

@@ -165,10 +165,11 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     p->limits = job->limits;
     sbx_limits max;
     sbx_limits_max(&max);
-    char why[160];
+    char why[256];
     if (sbx_limits_check(&p->limits, &max, why, sizeof why) < 0)
         return sbx_fail(p, 0, "%s", why);
-    if (sbx_files_check(job->files, job->nfiles, &p->limits, why, sizeof why) < 0)
+    if (sbx_files_check(job->files, job->nfiles, job->code_len,
+                        job->prelude ? job->prelude_len : 0, &p->limits, why, sizeof why) < 0)
         return sbx_fail(p, 0, "%s", why);
     p->files = job->files;
     p->nfiles = job->nfiles;

@@ -214,6 +214,7 @@ int cmd_run(int argc, char **argv)
     int opt, idx, rc = 2;
     wrk_config_default(&c);
     c.worker_id = "local";
+    c.internal_paths = true; /* whoever runs this is the operator: the whole text */
     while ((opt = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
         switch (opt) {
         case 'j': as_json = true; break;

@@ -57,6 +57,8 @@ typedef struct {
     int health_max_aborts;      /* ... or when this many transactions aborted in a row */
     int host_fault_ms;          /* a host that cannot run a trivial job this long: stop, exit 4 */
     bool audit_code_full;       /* --audit-code full: the received event keeps the code text */
+    bool internal_paths;        /* an internal error's host paths in the result too: only where
+                                 * the caller is the operator (`codeq run`) */
 } wrk_config;
 
 void wrk_config_default(wrk_config *c);

@@ -34,13 +34,18 @@ void wrk_config_default(wrk_config *c)
     c->host_fault_ms = 120000;
 }
 
+const char *wrk_config_guard(const wrk_config *c, size_t *len)
+{
+    return val_policy_guard(c->policy ? c->policy : val_policy_default(), len);
+}
+
 void wrk_config_finish(wrk_config *c)
 {
     static char preload[4096];
     if (!c->sandbox.isolation || strcmp(c->sandbox.isolation, "zygote") != 0)
         return;
     size_t glen;
-    const char *guard = val_policy_guard(c->policy ? c->policy : val_policy_default(), &glen);
+    const char *guard = wrk_config_guard(c, &glen);
     /* It travels as one argument: no NUL inside, and well under the kernel's 128 KiB per
      * argument. A bigger one is simply compiled by each job, as in exec mode. */
     if (guard && strlen(guard) == glen && glen < 100 * 1024)

@@ -183,7 +183,9 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     if (dl && job->deadline_ms == 0) job->deadline_ms = -1; /* the epoch itself: 0 says none */
     if (decode_limits(json_object_get(root, "limits"), c, &job->limits, why, whylen) < 0)
         return -1;
-    return wrk_files_decode(json_object_get(root, "files"), job, why, whylen);
+    size_t guard_len = 0;
+    wrk_config_guard(c, &guard_len);
+    return wrk_files_decode(json_object_get(root, "files"), job, guard_len, why, whylen);
 }
 
 int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,

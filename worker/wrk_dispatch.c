@@ -59,10 +59,29 @@ static void end_early(wrk_task *t, const char *status, const char *event, const 
     audit_add(t, event, json_pack("{s:s, s:s}", "status", status, "reason", why));
 }
 
+/* codeq failed, not the job. The whole text names the host (the work root, cgroup and
+ * interpreter paths): it is the audit event's reason and, through it, the worker's log, both
+ * the operator's. The result goes to whoever sent the job: there each absolute path is
+ * elided, unless the caller is the operator (`codeq run`). */
+static void set_internal_message(wrk_task *t, const char *why)
+{
+    char shown[sizeof ((sbx_result *)0)->message + 64];
+    bool lossy; /* a cut text can end inside a character: JSON strings are UTF-8 */
+    if (!t->c->internal_paths) wrk_elide_paths(why, shown, sizeof shown);
+    const char *s = t->c->internal_paths ? why : shown;
+    json_object_set_new(t->r, "message", wrk_json_bytes(s, strlen(s), &lossy));
+}
+
+static void end_internal(wrk_task *t, const char *why)
+{
+    end_early(t, "internal_error", "finished", why);
+    set_internal_message(t, why);
+}
+
 /* The runtime guard runs the program under the same policy the validator applied. */
 static const char *job_prelude(const wrk_task *t, size_t *len)
 {
-    return val_policy_guard(t->c->policy ? t->c->policy : val_policy_default(), len);
+    return wrk_config_guard(t->c, len);
 }
 
 /* Validation ends the job when the program has findings or the validator itself failed. A
@@ -78,7 +97,7 @@ static bool validate(wrk_task *t)
     if (val_init(err, sizeof err) < 0 ||
         val_check_compile(t->c->policy, t->job.code, t->job.code_len, name, &rep, &t->code_obj,
                           err, sizeof err) < 0) {
-        end_early(t, "internal_error", "finished", err);
+        end_internal(t, err);
         return false;
     }
     if (rep.count == 0) {
@@ -119,7 +138,7 @@ static void start_sandbox(wrk_task *t)
                                       t->c->sandbox.isolation ? t->c->sandbox.isolation : "exec"));
     t->proc = sbx_start(&t->c->sandbox, &sj);
     val_code_free(&t->code_obj); /* sbx_start handed it on or copied it */
-    if (!t->proc) end_early(t, "internal_error", "finished", "codeq: sandbox: out of memory");
+    if (!t->proc) end_internal(t, "codeq: sandbox: out of memory");
 }
 
 /* --audit-code full: the code text in the received event, unless with it the event would not
@@ -241,11 +260,16 @@ static void collect(wrk_task *t)
     t->sbx_unstarted = t->sbx_internal && s.unstarted;
     snprintf(t->sbx_why, sizeof t->sbx_why, "%s", s.message);
     wrk_result_set_run(t->r, &s, &t->job.limits);
-    audit_add(t, "finished",
-              json_pack("{s:s, s:O, s:O, s:O, s:b}", "status", sbx_status_name(s.status),
-                        "exit_code", json_object_get(t->r, "exit_code"), "signal",
-                        json_object_get(t->r, "signal"), "usage",
-                        json_object_get(t->r, "usage"), "code_obj", s.code_obj_used));
+    json_t *ev = json_pack("{s:s, s:O, s:O, s:O, s:b}", "status", sbx_status_name(s.status),
+                           "exit_code", json_object_get(t->r, "exit_code"), "signal",
+                           json_object_get(t->r, "signal"), "usage",
+                           json_object_get(t->r, "usage"), "code_obj", s.code_obj_used);
+    if (t->sbx_internal) {
+        bool lossy;
+        json_object_set_new(ev, "reason", wrk_json_bytes(s.message, strlen(s.message), &lossy));
+        set_internal_message(t, s.message);
+    }
+    audit_add(t, "finished", ev);
     sbx_result_free(&s);
 }
 

@@ -41,7 +41,7 @@ static int decode_one(json_t *f, size_t i, wrk_job *job, char *why, size_t whyle
     return 0;
 }
 
-int wrk_files_decode(json_t *arr, wrk_job *job, char *why, size_t whylen)
+int wrk_files_decode(json_t *arr, wrk_job *job, size_t prelude_len, char *why, size_t whylen)
 {
     if (!arr) return 0;
     if (!json_is_array(arr)) {
@@ -62,7 +62,8 @@ int wrk_files_decode(json_t *arr, wrk_job *job, char *why, size_t whylen)
     job->nfiles = n;
     for (size_t i = 0; i < n; i++)
         if (decode_one(json_array_get(arr, i), i, job, why, whylen) < 0) return -1;
-    return sbx_files_check(job->files, n, &job->limits, why, whylen);
+    return sbx_files_check(job->files, n, job->code_len, prelude_len, &job->limits, why,
+                           whylen);
 }
 
 void wrk_files_free(wrk_job *job)

@@ -16,6 +16,10 @@ int64_t wrk_now_epoch_ms(void);    /* wall clock */
 /* An RFC 3339 time ("2026-11-30T05:45:29Z", "2026-11-30T06:45:29.5+01:00") as milliseconds
  * since the epoch; false if s is not one or names no day of the calendar. */
 bool wrk_parse_time_ms(const char *s, int64_t *out);
+/* in with every absolute path ("/tmp/codeq/job-7/in", "lowerdir=/usr") shown as "<host path>",
+ * cut to n bytes with its NUL; returns how many were elided. A '/' inside a relative path
+ * ("d/e", "codeq/job-7") is kept. */
+size_t wrk_elide_paths(const char *in, char *out, size_t n);
 void wrk_sha256_hex(const void *data, size_t len, char out[65]);
 /* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
@@ -53,9 +57,13 @@ const char *wrk_limit_name(size_t i);
 const char *wrk_json_name(const json_t *v);
 
 /* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
- * against the sandbox's rules (paths, count, size) so a bad one is answered `invalid`. */
-int wrk_files_decode(json_t *arr, wrk_job *job, char *why, size_t whylen);
+ * against the sandbox's rules (paths, count, size: with the job's code, already decoded, and
+ * the prelude_len bytes of runtime guard staged beside them) so a bad one is answered
+ * `invalid`. */
+int wrk_files_decode(json_t *arr, wrk_job *job, size_t prelude_len, char *why, size_t whylen);
 void wrk_files_free(wrk_job *job);
+/* The runtime guard of the worker's policy: the prelude every job runs under. */
+const char *wrk_config_guard(const wrk_config *c, size_t *len);
 
 /* Result and audit builders (wrk_result.c, wrk_audit.c). */
 json_t *wrk_result_new(const char *id, const char *status, const char *worker_id,

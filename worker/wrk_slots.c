@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "wrk_metrics.h"
 #include "wrk_worker.h"
@@ -117,6 +118,14 @@ void wrk_slots_fill(wrk_worker *w)
     }
 }
 
+/* Why the job ended so, as its last audit event says: the operator's whole text. */
+static const char *last_reason(const wrk_outcome *o)
+{
+    size_t n = json_array_size(o->audit);
+    return n ? json_string_value(json_object_get(json_array_get(o->audit, n - 1), "reason"))
+             : NULL;
+}
+
 static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
 {
     const char *why;
@@ -128,6 +137,9 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
         wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
                  "worker: %s [%d] offset %lld dead-lettered: %s", p->topic, (int)p->partition,
                  (long long)e->offset, why);
+    else if (o->status && !strcmp(o->status, "internal_error") && last_reason(o))
+        wrk_logx(WRK_LOG_WARN, "job_finished", &ctx, "worker: job %s: %s: %s", ctx.job_id,
+                 o->status, last_reason(o));
     else
         wrk_logx(WRK_LOG_INFO, "job_finished", &ctx, "worker: job %s: %s", ctx.job_id, o->status);
     wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why), rd_kafka_message_timestamp(e->msg, 0));

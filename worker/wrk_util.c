@@ -221,3 +221,30 @@ json_t *wrk_json_base64(const char *data, size_t len)
     free(out);
     return j;
 }
+
+/* A character that can be part of a relative path (`d/e`, `codeq/job-17`): a '/' after one
+ * continues that path; any other '/' begins an absolute one. */
+static bool path_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '-' || ch == '_' || ch == '/' || ch == '~' || ch == '+';
+}
+
+size_t wrk_elide_paths(const char *in, char *out, size_t n)
+{
+    static const char mark[] = "<host path>";
+    size_t at = 0, elided = 0;
+    if (!n) return 0;
+    for (size_t i = 0; in[i];) {
+        if (in[i] == '/' && (i == 0 || !path_char(in[i - 1]))) {
+            while (in[i] && !strchr("):,; '\"]>", in[i])) i++;
+            for (const char *m = mark; *m && at + 1 < n; m++) out[at++] = *m;
+            elided++;
+            continue;
+        }
+        if (at + 1 < n) out[at++] = in[i];
+        i++;
+    }
+    out[at] = '\0';
+    return elided;
+}

@@ -120,13 +120,18 @@ try:
     kcat("-P", "-t", T["jobs"], "-k", late_id,
          inp=json.dumps({"id": late_id, "code": "print(1)", "deadline": "2020-01-01T00:00:00Z"}) + "\n")
     # A deadline with an offset (RFC 3339, as Python's isoformat() writes it); a file and a
-    # file inside it, which staging cannot write both: invalid, not an internal error.
+    # file inside it, which staging cannot write both; files of 768 KiB that fill a 1 MiB tmpfs
+    # once stored in whole pages beside main.py and the guard: invalid, not an internal error.
     late_offset_id, nested_id = f"late-offset-{sfx}", f"nested-files-{sfx}"
+    full_id = f"full-tmpfs-{sfx}"
     kcat("-P", "-t", T["jobs"], "-k", late_offset_id, inp=json.dumps(
         {"id": late_offset_id, "code": "print(1)", "deadline": "2020-01-01T05:30:00+05:30"}) + "\n")
     kcat("-P", "-t", T["jobs"], "-k", nested_id, inp=json.dumps(
         {"id": nested_id, "code": "print(1)", "files": [{"path": "d", "content": "1"},
                                                         {"path": "d/e", "content": "2"}]}) + "\n")
+    kcat("-P", "-t", T["jobs"], "-k", full_id, inp=json.dumps(
+        {"id": full_id, "code": "print(1)", "limits": {"tmpfs_mb": 1},
+         "files": [{"path": f"f{i}", "content": "a" * (3 * 4096 + 1)} for i in range(64)]}) + "\n")
     t0 = time.monotonic()
     p = run(["submit", "-b", BROKERS, "--timeout", "180", *TOPIC_ARGS, *map(str, files)], timeout=240)
     elapsed = time.monotonic() - t0
@@ -170,7 +175,11 @@ try:
     F.check(len(nested) == 1 and nested[0]["status"] == "invalid"
             and "both a file and a directory" in nested[0]["message"],
             f"job with a file inside another file: {nested}")
-    for r in inv + late + nul_in + nul_code + late_offset + nested:
+    full = [r for r in all_results if r["id"] == full_id]
+    F.check(len(full) == 1 and full[0]["status"] == "invalid"
+            and "above limits.tmpfs_mb 1" in full[0]["message"],
+            f"job whose files fill its tmpfs: {[(r['status'], r['message']) for r in full]}")
+    for r in inv + late + nul_in + nul_code + late_offset + nested + full:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
     # The dead-letter topic holds the malformed record unchanged (value, key, its own header),
@@ -198,6 +207,7 @@ try:
     F.check(trail[late_offset_id] == ["received", "expired"],
             f"audit trail of {late_offset_id}: {trail[late_offset_id]}")
     F.check(trail[nested_id] == ["received", "invalid"], f"audit trail of {nested_id}: {trail[nested_id]}")
+    F.check(trail[full_id] == ["received", "invalid"], f"audit trail of {full_id}: {trail[full_id]}")
     F.check(trail[nul_in_id] == ["received", "started", "finished"],
             f"audit trail of {nul_in_id}: {trail[nul_in_id]}")
     F.check(trail[nul_code_id] == ["received", "invalid"],

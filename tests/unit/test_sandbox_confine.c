@@ -834,24 +834,67 @@ static void test_files_check(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_file f = {.path = bad[i].path, .data = "", .len = 0};
-        assert_int_equal(sbx_files_check(&f, 1, &l, why, sizeof why), -1);
+        assert_int_equal(sbx_files_check(&f, 1, 0, 0, &l, why, sizeof why), -1);
         assert_string_equal(why, bad[i].want);
     }
     sbx_file two[] = {{.path = "a", .data = "", .len = 0}, {.path = "a", .data = "", .len = 0}};
-    assert_int_equal(sbx_files_check(two, 2, &l, why, sizeof why), -1);
+    assert_int_equal(sbx_files_check(two, 2, 0, 0, &l, why, sizeof why), -1);
     assert_string_equal(why, "files[1].path: duplicate of files[0]");
     /* A file and a path inside it, in either order: staging could write only one of them. */
     const char *nested[][2] = {{"a", "a/b"}, {"a/b/c", "a/b"}, {"d/e", "d/e/f/g"}};
     for (size_t i = 0; i < sizeof nested / sizeof nested[0]; i++) {
         sbx_file pair[] = {{.path = nested[i][0], .data = "", .len = 0},
                            {.path = nested[i][1], .data = "", .len = 0}};
-        assert_int_equal(sbx_files_check(pair, 2, &l, why, sizeof why), -1);
+        assert_int_equal(sbx_files_check(pair, 2, 0, 0, &l, why, sizeof why), -1);
         assert_non_null(strstr(why, "both a file and a directory"));
     }
     sbx_file ok[] = {{.path = "a/b/c.txt", .data = "x", .len = 1}, {.path = ".hidden", .data = "", .len = 0},
                      {.path = "a/b/c.txt2", .data = "", .len = 0}, {.path = "a/bc", .data = "", .len = 0},
                      {.path = "main.py2", .data = "", .len = 0}};
-    assert_int_equal(sbx_files_check(ok, 5, &l, why, sizeof why), 0);
+    assert_int_equal(sbx_files_check(ok, 5, 0, 0, &l, why, sizeof why), 0);
+
+    /* The tmpfs stores each file in whole pages, main.py and the prelude beside them: 64
+     * files of 3 pages and a byte (768 KiB of data) and a main.py need 257 pages of 1 MiB's
+     * 256. Staging them used to fail half-way with ENOSPC (internal_error). */
+    long page = sysconf(_SC_PAGESIZE);
+    sbx_limits small = l;
+    small.tmpfs_mb = 1;
+    static char blob[1 << 20];
+    sbx_file many[SBX_MAX_FILES];
+    char names[SBX_MAX_FILES][8];
+    for (int i = 0; i < SBX_MAX_FILES; i++) {
+        snprintf(names[i], sizeof names[i], "f%d", i);
+        many[i] = (sbx_file){.path = names[i], .data = blob, .len = (size_t)(3 * page + 1)};
+    }
+    assert_int_equal(sbx_files_check(many, SBX_MAX_FILES, 0, 0, &small, why, sizeof why), 0);
+    assert_int_equal(sbx_files_check(many, SBX_MAX_FILES, 9, 0, &small, why, sizeof why), -1);
+    assert_non_null(strstr(why, "files: above limits.tmpfs_mb 1: "));
+    many[0].len = (size_t)(3 * page); /* one page less: fits again */
+    assert_int_equal(sbx_files_check(many, SBX_MAX_FILES, 9, 0, &small, why, sizeof why), 0);
+    /* ... and the prelude counts as main.py does */
+    assert_int_equal(sbx_files_check(many, SBX_MAX_FILES, 9, 1, &small, why, sizeof why), -1);
+
+    /* The count matches the kernel's: a file that takes every page main.py leaves runs; a
+     * byte more is refused before anything is staged. */
+    const char *code = "print(len(open('big', 'rb').read()))\n";
+    sbx_job jb = job_of(code);
+    jb.limits.tmpfs_mb = 1;
+    sbx_file big = {.path = "big", .data = blob, .len = (size_t)((1 << 20) - page)};
+    jb.files = &big;
+    jb.nfiles = 1;
+    sbx_result rb;
+    sbx_run(&g_cfg, &jb, &rb);
+    expect_status(&rb, SBX_OK);
+    char want[32];
+    snprintf(want, sizeof want, "%ld\n", (1L << 20) - page);
+    assert_string_equal(rb.out.data, want);
+    sbx_result_free(&rb);
+    big.len++;
+    sbx_run(&g_cfg, &jb, &rb);
+    expect_status(&rb, SBX_INTERNAL);
+    assert_non_null(strstr(rb.message, "codeq: sandbox: files: above limits.tmpfs_mb 1: "));
+    assert_non_null(strstr(rb.message, "need 1028 KiB"));
+    sbx_result_free(&rb);
 
     /* sbx_start refuses them too: internal_error, nothing runs. */
     sbx_job j = job_of("print('ran')\n");

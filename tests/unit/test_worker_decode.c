@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wrk_internal.h"
 
@@ -97,6 +98,36 @@ static void test_invalid_cases(void **st)
     /* a file and a file inside it: answered invalid, not an internal error at staging */
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"files\":[{\"path\":\"d\",\"content\":\"1\"},"
                 "{\"path\":\"d/e\",\"content\":\"2\"}]}", true, "both a file and a directory");
+}
+
+/* The job's tmpfs holds its files, main.py and the runtime guard, each in whole pages: a job
+ * whose files fit only without the other two is invalid here, not an ENOSPC at staging. */
+static void test_files_fill_tmpfs(void **st)
+{
+    (void)st;
+    size_t guard_len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+    wrk_config_guard(&cfg, &guard_len);
+    assert_true(guard_len > 0);
+    size_t left = 256 - 1 - (guard_len + page - 1) / page; /* 1 MiB's pages, less code, guard */
+    static char job[(1 << 20) + 256];
+    for (int more = 0; more <= 1; more++) {
+        size_t len = left * page + (size_t)more;
+        int at = snprintf(job, sizeof job, "{\"id\":\"t\",\"code\":\"x\",\"limits\":"
+                          "{\"tmpfs_mb\":1},\"files\":[{\"path\":\"f\",\"content\":\"");
+        memset(job + at, 'a', len);
+        snprintf(job + at + len, sizeof job - (size_t)at - len, "\"}]}");
+        wrk_job j;
+        char why[256] = "";
+        int rc = wrk_job_decode(job, strlen(job), &cfg, &j, why, sizeof why);
+        if (more) {
+            assert_int_equal(rc, -1);
+            assert_non_null(strstr(why, "files: above limits.tmpfs_mb 1: "));
+        } else {
+            if (rc) fail_msg("%s", why);
+            assert_int_equal(j.files[0].len, len);
+        }
+        wrk_job_free(&j);
+    }
 }
 
 static void test_files_and_deadline(void **st)
@@ -256,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_dead_letter_cases),
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
+        cmocka_unit_test(test_files_fill_tmpfs),
         cmocka_unit_test(test_deadline_forms),
         cmocka_unit_test(test_id_length_in_characters),
         cmocka_unit_test(test_nul_characters),
