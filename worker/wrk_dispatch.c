@@ -55,8 +55,8 @@ static void audit_add(wrk_task *t, const char *event, json_t *extra)
 static void end_early(wrk_task *t, const char *status, const char *event, const char *why)
 {
     json_object_set_new(t->r, "status", json_string(status));
-    json_object_set_new(t->r, "message", json_string(why));
-    audit_add(t, event, json_pack("{s:s, s:s}", "status", status, "reason", why));
+    json_object_set_new(t->r, "message", wrk_json_text(why));
+    audit_add(t, event, json_pack("{s:s, s:o}", "status", status, "reason", wrk_json_text(why)));
 }
 
 /* codeq failed, not the job. The whole text names the host (the work root, cgroup and
@@ -66,10 +66,8 @@ static void end_early(wrk_task *t, const char *status, const char *event, const 
 static void set_internal_message(wrk_task *t, const char *why)
 {
     char shown[sizeof ((sbx_result *)0)->message + 64];
-    bool lossy; /* a cut text can end inside a character: JSON strings are UTF-8 */
     if (!t->c->internal_paths) wrk_elide_paths(why, shown, sizeof shown);
-    const char *s = t->c->internal_paths ? why : shown;
-    json_object_set_new(t->r, "message", wrk_json_bytes(s, strlen(s), &lossy));
+    json_object_set_new(t->r, "message", wrk_json_text(t->c->internal_paths ? why : shown));
 }
 
 static void end_internal(wrk_task *t, const char *why)
@@ -109,7 +107,7 @@ static bool validate(wrk_task *t)
              rep.count, rep.count == 1 ? "" : "s", rep.items[0].rule, rep.items[0].line);
     json_object_set_new(t->r, "status", json_string("rejected"));
     json_object_set_new(t->r, "findings", wrk_findings_json(&rep, WRK_FINDINGS_MAX));
-    json_object_set_new(t->r, "message", json_string(msg));
+    json_object_set_new(t->r, "message", wrk_json_text(msg));
     json_t *ev = json_pack("{s:s, s:O}", "status", "rejected", "findings",
                            json_object_get(t->r, "findings"));
     if (rep.count > WRK_FINDINGS_MAX) {
@@ -172,12 +170,13 @@ static bool decode(wrk_task *t, const char *buf, size_t len)
         return false;
     }
     t->r = wrk_result_new(t->job.id, "invalid", t->c->worker_id, received, t->job.metadata);
-    json_object_set_new(t->r, "message", json_string(t->why));
+    json_object_set_new(t->r, "message", wrk_json_text(t->why));
     if (t->job.reply_to) t->out.reply_to = strdup(t->job.reply_to);
     if (t->job.code_sha256[0])
         json_object_set_new(t->r, "code_sha256", json_string(t->job.code_sha256));
     audit_add(t, "received", NULL);
-    audit_add(t, "invalid", json_pack("{s:s, s:s}", "status", "invalid", "reason", t->why));
+    audit_add(t, "invalid",
+              json_pack("{s:s, s:o}", "status", "invalid", "reason", wrk_json_text(t->why)));
     return false;
 }
 
@@ -204,7 +203,7 @@ static void dead_letter(wrk_task *t, const char *buf, size_t len)
     wrk_sha256_hex(buf, len, sha);
     t->dead = true;
     json_t *e = wrk_audit_event("dead_lettered", NULL, t->c->worker_id, sha, &t->src);
-    json_object_set_new(e, "reason", json_string(t->why));
+    json_object_set_new(e, "reason", wrk_json_text(t->why));
     json_array_append_new(t->out.audit, e);
 }
 
@@ -265,8 +264,7 @@ static void collect(wrk_task *t)
                            json_object_get(t->r, "signal"), "usage",
                            json_object_get(t->r, "usage"), "code_obj", s.code_obj_used);
     if (t->sbx_internal) {
-        bool lossy;
-        json_object_set_new(ev, "reason", wrk_json_bytes(s.message, strlen(s.message), &lossy));
+        json_object_set_new(ev, "reason", wrk_json_text(s.message));
         set_internal_message(t, s.message);
     }
     audit_add(t, "finished", ev);
@@ -339,7 +337,7 @@ void wrk_task_unpublishable(wrk_task *t, const char *why)
     json_t *r = wrk_result_new(json_string_value(json_object_get(old, "id")), "internal_error",
                                t->c->worker_id,
                                json_string_value(json_object_get(old, "received_at")), NULL);
-    json_object_set_new(r, "message", json_string(msg));
+    json_object_set_new(r, "message", wrk_json_text(msg));
     json_object_set(r, "code_sha256", json_object_get(old, "code_sha256"));
     json_object_set(r, "started_at", json_object_get(old, "started_at"));
     json_decref(o->result);
@@ -348,7 +346,8 @@ void wrk_task_unpublishable(wrk_task *t, const char *why)
     free(o->reply_to); /* the small answer goes where codeq's results always can */
     o->reply_to = NULL;
     drop_terminal_event(o->audit);
-    audit_add(t, "finished", json_pack("{s:s, s:s}", "status", "internal_error", "reason", msg));
+    audit_add(t, "finished",
+              json_pack("{s:s, s:o}", "status", "internal_error", "reason", wrk_json_text(msg)));
 }
 
 bool wrk_task_dead_letter(const wrk_task *t, const char **why)

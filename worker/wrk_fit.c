@@ -109,7 +109,7 @@ static void replace_with_error(json_t *r, size_t max)
     snprintf(msg, sizeof msg, "codeq: worker: the result does not fit in %zu bytes even without "
              "output and artifacts (the job's metadata is too large)", max);
     json_object_set_new(r, "status", json_string("internal_error"));
-    json_object_set_new(r, "message", json_string(msg));
+    json_object_set_new(r, "message", wrk_json_text(msg));
     json_object_set_new(r, "metadata", json_null());
     set_stream_bytes(r, "stdout", "", 0);
     set_stream_bytes(r, "stderr", "", 0);

@@ -24,6 +24,10 @@ void wrk_sha256_hex(const void *data, size_t len, char out[65]);
 /* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
 json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
+/* A message or reason as a JSON string. Such a text is cut to its buffer by snprintf and can
+ * hold the job's own UTF-8 (a file's path), so it can end inside a character, which
+ * json_string() refuses (NULL: the field would be missing): that byte becomes U+FFFD. */
+json_t *wrk_json_text(const char *s);
 json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
  * length, or -1 (and *out NULL) when it is not base64. */

@@ -99,7 +99,7 @@ void wrk_result_set_run(json_t *r, const sbx_result *s, const sbx_limits *lim)
     char sig[32];
     char now[32];
     json_object_set_new(r, "status", json_string(sbx_status_name(s->status)));
-    json_object_set_new(r, "message", json_string(s->message));
+    json_object_set_new(r, "message", wrk_json_text(s->message));
     json_object_set_new(r, "exit_code", s->exit_code >= 0 ? json_integer(s->exit_code)
                                                           : json_null());
     if (s->signal > 0) {

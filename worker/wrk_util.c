@@ -211,6 +211,12 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy)
     return j;
 }
 
+json_t *wrk_json_text(const char *s)
+{
+    bool lossy;
+    return wrk_json_bytes(s, strlen(s), &lossy);
+}
+
 json_t *wrk_json_base64(const char *data, size_t len)
 {
     size_t cap = 4 * ((len + 2) / 3) + 1;

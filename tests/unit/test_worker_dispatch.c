@@ -68,6 +68,36 @@ static void test_internal_error_whole_for_operator(void **st)
     wrk_outcome_free(&o);
 }
 
+/* A reason cut to its buffer inside a character (here the job's own UTF-8 path names) is
+ * still the result's message and the audit event's reason: it used to vanish (json_string
+ * refuses a cut character), leaving an `invalid` with an empty message and an audit event
+ * without status or reason. */
+static void test_cut_reason_kept(void **st)
+{
+    (void)st;
+    char name[256] = "", job[1024];
+    for (int i = 0; i < 125; i++) strcat(name, "\xc3\xa9"); /* 125 × é: 250 bytes */
+    snprintf(job, sizeof job, "{\"id\":\"cut\",\"code\":\"print(1)\",\"files\":["
+             "{\"path\":\"%s\",\"content\":\"1\"},{\"path\":\"%s/bb\",\"content\":\"2\"}]}",
+             name, name);
+    wrk_config c;
+    wrk_config_default(&c);
+    wrk_outcome o;
+    bool dead;
+    char why[256];
+    wrk_execute(&c, job, strlen(job), NULL, &o, &dead, why, sizeof why);
+    assert_false(dead);
+    assert_string_equal(json_string_value(json_object_get(o.result, "status")), "invalid");
+    const char *msg = json_string_value(json_object_get(o.result, "message"));
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "files[1].path: '"));
+    const json_t *ev = json_array_get(o.audit, json_array_size(o.audit) - 1);
+    assert_string_equal(json_string_value(json_object_get(ev, "event")), "invalid");
+    assert_string_equal(json_string_value(json_object_get(ev, "status")), "invalid");
+    assert_string_equal(json_string_value(json_object_get(ev, "reason")), msg);
+    wrk_outcome_free(&o);
+}
+
 static void test_elide_paths(void **st)
 {
     (void)st;
@@ -100,6 +130,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_elide_paths),
+        cmocka_unit_test(test_cut_reason_kept),
         cmocka_unit_test(test_internal_error_paths_elided),
         cmocka_unit_test(test_internal_error_whole_for_operator),
     };
