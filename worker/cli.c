@@ -140,3 +140,10 @@ void cli_print_json(const json_t *j)
     putchar('\n');
     free(s);
 }
+
+json_t *cli_json_text(const char *cmd, const char *what, const char *s, size_t len)
+{
+    json_t *j = json_stringn(s, len);
+    if (!j) fprintf(stderr, "codeq: %s: %s is not valid UTF-8\n", cmd, what);
+    return j;
+}

@@ -36,6 +36,9 @@ enum {
 int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o);
 /* Reads a whole file ("-" is stdin); returns NULL with a message on stderr. */
 char *cli_read_file(const char *path, size_t *len);
+/* s (len bytes) as a JSON string, or NULL after "codeq: CMD: WHAT is not valid UTF-8" on
+ * stderr: a job's text fields are JSON strings, and jansson refuses anything else. */
+json_t *cli_json_text(const char *cmd, const char *what, const char *s, size_t len);
 /* --limit-default / --limit-max NAME=VALUE: the operator's job limits. A maximum may only be
  * lowered below the sandbox's own ceiling (sbx_limits_max). Prints the error; -1 on bad input. */
 int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);

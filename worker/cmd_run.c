@@ -41,21 +41,16 @@ static const char run_help[] =
 static json_t *build_job(const char *id, const char *code, size_t len, const char *in,
                          size_t inlen, json_t *limits)
 {
-    json_t *c = json_stringn(code, len);
-    if (!c) {
-        fprintf(stderr, "codeq: run: the program is not valid UTF-8\n");
+    json_t *jid = cli_json_text("run", "the job id", id, strlen(id));
+    json_t *c = jid ? cli_json_text("run", "the program", code, len) : NULL;
+    json_t *s = c && in ? cli_json_text("run", "stdin", in, inlen) : NULL;
+    if (!c || (in && !s)) {
+        json_decref(jid);
+        json_decref(c);
         return NULL;
     }
-    json_t *job = json_pack("{s:s, s:o}", "id", id, "code", c);
-    if (in) {
-        json_t *s = json_stringn(in, inlen);
-        if (!s) {
-            fprintf(stderr, "codeq: run: stdin is not valid UTF-8\n");
-            json_decref(job);
-            return NULL;
-        }
-        json_object_set_new(job, "stdin", s);
-    }
+    json_t *job = json_pack("{s:o, s:o}", "id", jid, "code", c);
+    if (s) json_object_set_new(job, "stdin", s);
     if (json_object_size(limits)) json_object_set(job, "limits", limits);
     return job;
 }
@@ -138,9 +133,13 @@ static int input_opt(json_t *files, char *arg)
         return -1;
     }
     *eq = '\0';
-    char *data = cli_read_file(eq + 1, &len);
-    if (!data) return -1;
-    json_array_append_new(files, json_pack("{s:s, s:o}", "path", arg, "content_base64",
+    json_t *path = cli_json_text("run", "--input NAME", arg, strlen(arg));
+    char *data = path ? cli_read_file(eq + 1, &len) : NULL;
+    if (!data) {
+        json_decref(path);
+        return -1;
+    }
+    json_array_append_new(files, json_pack("{s:o, s:o}", "path", path, "content_base64",
                                            wrk_json_base64(data, len)));
     free(data);
     return 0;
@@ -259,8 +258,9 @@ int cmd_run(int argc, char **argv)
     size_t len, inlen = 0;
     char *code = cli_read_file(argv[optind], &len), *in = NULL;
     if (code && stdin_path) in = cli_read_file(stdin_path, &inlen);
-    char defid[300];
-    snprintf(defid, sizeof defid, "local-%s", basename(argv[optind]));
+    char defid[300], part[280];
+    wrk_id_part(basename(argv[optind]), 250, part, sizeof part); /* a valid id from any name */
+    snprintf(defid, sizeof defid, "local-%s", part);
     json_t *job = code && (!stdin_path || in)
                       ? build_job(id ? id : defid, code, len, in, inlen, limits)
                       : NULL;

@@ -100,16 +100,18 @@ fail:
 static char *new_id(const char *path)
 {
     unsigned char r[6];
-    char base[200], *id = malloc(256);
+    char base[4096], part[200], *id = malloc(256);
+    if (!id) return NULL;
     if (getrandom(r, sizeof r, 0) != sizeof r) memset(r, 0, sizeof r);
     snprintf(base, sizeof base, "%s", path);
-    snprintf(id, 256, "%.180s-%02x%02x%02x%02x%02x%02x", basename(base), r[0], r[1], r[2], r[3],
-             r[4], r[5]);
+    /* a valid id whatever the file's name holds (control characters, bytes not UTF-8) */
+    wrk_id_part(basename(base), 180, part, sizeof part);
+    snprintf(id, 256, "%s-%02x%02x%02x%02x%02x%02x", part, r[0], r[1], r[2], r[3], r[4], r[5]);
     return id;
 }
 
-static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, const char *in,
-                        size_t inlen, const char *reply_to)
+static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, json_t *in,
+                        json_t *reply_to)
 {
     char err[512], kerr[256];
     wrk_delivery d = {0};
@@ -133,11 +135,16 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, cons
             break;
         }
         pd->ids[i] = new_id(files[i]);
-        json_t *job = json_pack("{s:s, s:o}", "id", pd->ids[i], "code", c);
-        if (in) json_object_set_new(job, "stdin", json_stringn(in, inlen));
-        if (reply_to) json_object_set_new(job, "reply_to", json_string(reply_to));
-        char *s = json_dumps(job, JSON_COMPACT);
+        json_t *job = pd->ids[i] ? json_pack("{s:s, s:o}", "id", pd->ids[i], "code", c) : NULL;
+        if (job && in) json_object_set(job, "stdin", in);
+        if (job && reply_to) json_object_set(job, "reply_to", reply_to);
+        char *s = job ? json_dumps(job, JSON_COMPACT) : NULL;
         json_decref(job);
+        if (!s) {
+            fprintf(stderr, "codeq: submit: %s: out of memory\n", files[i]);
+            rc = -1;
+            break;
+        }
         rd_kafka_resp_err_t e = rd_kafka_producev(
             p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(pd->ids[i], strlen(pd->ids[i])),
             RD_KAFKA_V_VALUE(s, strlen(s)), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
@@ -230,6 +237,17 @@ int cmd_submit(int argc, char **argv)
         return 2;
     }
     if (stdin_path && !(in = cli_read_file(stdin_path, &inlen))) return 2;
+    /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
+    json_t *jin = in ? cli_json_text("submit", "--stdin FILE", in, inlen) : NULL;
+    json_t *jreply = reply_to ? cli_json_text("submit", "--reply-to", reply_to, strlen(reply_to))
+                              : NULL;
+    bool refused = (in && !jin) || (reply_to && !jreply);
+    free(in);
+    if (refused) {
+        json_decref(jin);
+        json_decref(jreply);
+        return 2;
+    }
     pending pd = {.n = argc - optind, .missing = argc - optind};
     pd.ids = calloc((size_t)pd.n, sizeof *pd.ids);
     pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
@@ -237,7 +255,7 @@ int cmd_submit(int argc, char **argv)
     int rc = 1;
     if (!k) {
         fprintf(stderr, "%s\n", err);
-    } else if (produce_jobs(&o, argv + optind, &pd, in, inlen, reply_to) == 0) {
+    } else if (produce_jobs(&o, argv + optind, &pd, jin, jreply) == 0) {
         fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %u s\n", pd.n,
                 o.jobs_topic, timeout);
         collect(k, &pd, (int)timeout);
@@ -252,6 +270,7 @@ int cmd_submit(int argc, char **argv)
     for (int i = 0; i < pd.n; i++) free(pd.ids[i]);
     free(pd.ids);
     free(pd.seen);
-    free(in);
+    json_decref(jin);
+    json_decref(jreply);
     return rc;
 }

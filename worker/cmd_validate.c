@@ -9,6 +9,7 @@ static const char validate_help[] =
     "usage: codeq validate [--json] [--policy FILE|NAME] FILE.py...\n\n"
     "Check programs against the validator policy (rule ids: docs/validator.md).\n\n"
     "  --json                print one JSON object per file: {\"file\", \"findings\": [...]}\n"
+    "                        (and file_base64 when the name is not UTF-8)\n"
     "  --policy FILE|NAME    a policy file (schemas/policy.schema.json) or a built-in\n"
     "                        profile: strict (default), data\n"
     "  -h, --help            this help\n\n"
@@ -28,7 +29,12 @@ static int check_file(const char *path, bool as_json, const val_policy *policy)
         return 2;
     }
     if (as_json) {
-        json_t *o = json_pack("{s:s, s:o}", "file", path, "findings", wrk_findings_json(&rep, 0));
+        /* A file's name is bytes: one that is not UTF-8 comes as text with U+FFFD and
+         * exactly as file_base64, as a result's artifacts do. */
+        bool lossy;
+        json_t *o = json_pack("{s:o, s:o}", "file", wrk_json_bytes(path, strlen(path), &lossy),
+                              "findings", wrk_findings_json(&rep, 0));
+        if (lossy) json_object_set_new(o, "file_base64", wrk_json_base64(path, strlen(path)));
         json_dumpf(o, stdout, JSON_COMPACT);
         putchar('\n');
         json_decref(o);

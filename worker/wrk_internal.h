@@ -28,6 +28,10 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
  * hold the job's own UTF-8 (a file's path), so it can end inside a character, which
  * json_string() refuses (NULL: the field would be missing): that byte becomes U+FFFD. */
 json_t *wrk_json_text(const char *s);
+/* The part of a job id made from a file's name: at most max_chars characters and n bytes with
+ * the NUL, never cut inside a character; a byte that is not UTF-8 or is a control character
+ * becomes '_', so the id is valid whatever the name holds. */
+void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n);
 json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
  * length, or -1 (and *out NULL) when it is not base64. */

@@ -254,3 +254,26 @@ size_t wrk_elide_paths(const char *in, char *out, size_t n)
     out[at] = '\0';
     return elided;
 }
+
+void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t len = strlen(name), at = 0, chars = 0;
+    if (!n) return;
+    for (size_t i = 0; i < len && chars < max_chars;) {
+        size_t k = utf8_seq(s + i, len - i);
+        bool control = k == 1 && (s[i] < 0x20 || s[i] == 0x7f);
+        if (k == 0 || control) { /* one byte, shown as '_' */
+            if (at + 1 >= n) break;
+            out[at++] = '_';
+            i++;
+        } else {
+            if (at + k >= n) break;
+            memcpy(out + at, s + i, k);
+            at += k;
+            i += k;
+        }
+        chars++;
+    }
+    out[at] = '\0';
+}

@@ -11,9 +11,11 @@ import json
 import re
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -215,6 +217,17 @@ try:
     F.check(trail[None] == ["dead_lettered"], f"dead-letter audit events: {trail[None]}")
     print(f"kafka_e2e: {len(audit)} audit events, {len(all_results)} results on the topic", flush=True)
 
+    # codeq submit makes a job's id from its file's name: a name with a byte that is not UTF-8
+    # and a newline still gives a valid id and an answer (it used to make no job at all).
+    odd = pathlib.Path(os.fsdecode(os.path.join(os.fsencode(tempfile.mkdtemp()), b"odd\xff\nname.py")))
+    odd.write_text("print('odd')\n")
+    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, str(odd)], timeout=90)
+    got = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    F.check(p.returncode == 0 and len(got) == 1 and got[0]["status"] == "ok"
+            and got[0]["id"].startswith("odd__name.py-") and got[0]["stdout"] == "odd\n",
+            f"submit of a file whose name is not UTF-8: rc {p.returncode} {got} {p.stderr[-300:]!r}")
+    shutil.rmtree(odd.parent, ignore_errors=True)
+
     # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
     ages = []
     for _ in range(3):
@@ -225,7 +238,9 @@ try:
         stop(w, n)
     F.check(not HEARTBEAT.exists(), "heartbeat file left after the worker stopped")
     # Offsets were committed: a worker joining the same group finds nothing left to run.
-    before = len(all_results)
+    before = len(read_topic(T["results"]))  # all_results and the odd-named job's answer
+    F.check(before == len(all_results) + 1, f"{before} results on the topic, want "
+            f"{len(all_results) + 1}")
     w3 = start_worker("w3")
     time.sleep(8)
     stop(w3, "w3")

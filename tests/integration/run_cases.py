@@ -137,4 +137,40 @@ F.check(p.returncode == 0 and "status: ok" in p.stdout and "hello from codeq" in
 p = run(["run", *SCALED, str(CASES / "rejected_exec.py")], timeout=60)
 F.check(p.returncode == 1 and "call-denied" in p.stdout, f"human rejected: rc {p.returncode} {p.stdout!r}")
 
+# A file's name is bytes; a job's id and paths are JSON text. A name with a byte that is not
+# UTF-8 and a control character still makes a valid id (each such byte shown as '_'), codeq
+# validate --json still prints the file (as text with U+FFFD and exactly as file_base64), and a
+# flag that cannot become JSON text is refused with its name, not dropped (exit 2 and nothing
+# said, before).
+import base64  # noqa: E402
+import os  # noqa: E402
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    raw = os.path.join(os.fsencode(tmp), b"odd\xff\x01name.py")
+    with open(raw, "w") as f:
+        f.write("print('odd')\n")
+    odd = os.fsdecode(raw)
+    p = run(["run", "--json", *SCALED, odd], timeout=60)
+    r = json.loads(p.stdout) if p.stdout.strip() else {}
+    F.check(p.returncode == 0 and r.get("status") == "ok" and r.get("id") == "local-odd__name.py"
+            and r.get("stdout") == "odd\n", f"run of a file whose name is not UTF-8: rc {p.returncode} "
+            f"{p.stdout[:300]!r} {p.stderr[-300:]!r}")
+    p = run(["validate", "--json", odd], timeout=60)
+    v = json.loads(p.stdout) if p.stdout.strip() else {}
+    F.check(p.returncode == 0 and v.get("findings") == [] and "\ufffd" in v.get("file", "")
+            and base64.b64decode(v.get("file_base64", "")) == raw,
+            f"validate --json of such a file: rc {p.returncode} {p.stdout!r}")
+    p = run(["run", "--id", os.fsdecode(b"id\xff"), str(CASES / "ok_hello.py")], timeout=60)
+    F.check(p.returncode == 2 and "the job id is not valid UTF-8" in p.stderr,
+            f"run --id not UTF-8: rc {p.returncode} {p.stderr!r}")
+    p = run(["run", "--input", os.fsdecode(b"in\xff=") + odd, str(CASES / "ok_hello.py")], timeout=60)
+    F.check(p.returncode == 2 and "--input NAME is not valid UTF-8" in p.stderr,
+            f"run --input NAME not UTF-8: rc {p.returncode} {p.stderr!r}")
+    with open(raw + b"-stdin", "wb") as f:
+        f.write(b"\xff\xfe")
+    p = run(["submit", "-b", "127.0.0.1:1", "--timeout", "1", "--stdin", odd + "-stdin", odd],
+            timeout=60)
+    F.check(p.returncode == 2 and "--stdin FILE is not valid UTF-8" in p.stderr,
+            f"submit --stdin not UTF-8: rc {p.returncode} {p.stderr!r}")
+
 F.finish("run_cases")
