@@ -20,7 +20,8 @@ static const char worker_help[] =
     "  -g, --group G             consumer group (default codeq-workers)\n"
     "      --instance-id ID      stable name of this instance, unique among live workers;\n"
     "                            the transactional.id is built from it (default: hostname)\n"
-    "      --worker-id ID        name in results and audit events (default INSTANCE-PID)\n"
+    "      --worker-id ID        name in results and audit events, 1-200 bytes of UTF-8\n"
+    "                            without control characters (default INSTANCE-PID)\n"
     "      --slots N             jobs run at once (default: CPU count)\n"
     "      --max-attempts N      starts of a job that keeps killing its worker before it is\n"
     "                            answered internal_error (default 3)\n"
@@ -248,6 +249,19 @@ static void log_cgroup_path(const sbx_host *h)
 }
 
 /* policy: the one loaded with --policy, owned by the caller (freed after the loop). */
+/* Every result and audit event names the worker, so its id (the instance id and a pid by
+ * default) must be JSON text as a job's id is: made from it unchanged by wrk_id_part. */
+static int check_worker_id(const char *id, const char *name, const cli_args *a)
+{
+    char part[256];
+    wrk_id_part(id, 200, part, sizeof part);
+    if (*id && strlen(id) <= 200 && !strcmp(part, id)) return 0;
+    const char *src = cli_args_source(a, name, 0);
+    fprintf(stderr, "codeq: worker: --%s (from %s) must be 1-200 bytes of UTF-8 without control "
+            "characters: every result and audit event carries it\n", name, src ? src : "default");
+    return -1;
+}
+
 static int worker_main(int argc, char **argv, val_policy **policy)
 {
     static const struct option longopts[] = {
@@ -361,6 +375,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         return 2;
     }
     if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0) return 2;
+    if (check_worker_id(s.worker_id ? s.worker_id : c.instance_id,
+                        s.worker_id ? "worker-id" : "instance-id", &a) < 0)
+        return 2;
     if (print) {
         print_config(&c, &a, &s);
         return 0;

@@ -57,6 +57,18 @@ F.check(s.get("slots") == ("7", "command line"), f"flag over env and file: {s.ge
 F.check(s.get("commit-interval-ms") == ("250", "CODEQ_COMMIT_INTERVAL_MS"),
         f"dashes as underscores: {s.get('commit-interval-ms')}")
 F.check(s.get("group") == ("from-file", f"{conf} line 4"), "untouched file setting kept")
+# The worker's id is in every result and audit event: it must be JSON text (UTF-8, no control
+# characters, not empty), from whichever source; before, such an id made every result and
+# event unbuildable, and an empty one broke the result schema's minLength.
+for args, env, name in [(["--worker-id", os.fsdecode(b"w\xff")], None, "--worker-id (from command line)"),
+                        (["--instance-id", "a\tb"], None, "--instance-id (from command line)"),
+                        ([], {"CODEQ_WORKER_ID": ""}, "--worker-id (from CODEQ_WORKER_ID)")]:
+    p = worker(*args, "--print-config", env=env)
+    F.check(p.returncode == 2 and f"codeq: worker: {name} must be 1-200 bytes of UTF-8" in p.stderr,
+            f"worker id {args} {env}: rc {p.returncode} {p.stderr!r}")
+p = worker("--worker-id", "wörker-1", "--print-config")
+F.check(p.returncode == 0 and settings(p).get("worker-id", ("",))[0] == "wörker-1",
+        f"a UTF-8 worker id: rc {p.returncode} {p.stderr!r}")
 # --audit-code: hash by default, full from the environment; anything else refused
 s = settings(worker("--print-config"))
 F.check(s.get("audit-code") == ("hash", "default"), f"audit-code default: {s.get('audit-code')}")
