@@ -92,6 +92,22 @@ const char *wrk_limit_name(size_t i)
     return i < n ? limit_fields[i].name : NULL;
 }
 
+/* A limit's value. JSON Schema's integer is any number without a fraction, so 2500.0 (as
+ * Python writes timeout * 1000) and 1e3 are integers too, as schemas/ validates them. */
+static bool limit_value(const json_t *v, uint32_t *out)
+{
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 1 || i > UINT32_MAX) return false;
+        *out = (uint32_t)i;
+        return true;
+    }
+    double d = json_is_real(v) ? json_real_value(v) : 0;
+    if (!(d >= 1 && d <= UINT32_MAX) || (double)(uint32_t)d != d) return false;
+    *out = (uint32_t)d;
+    return true;
+}
+
 static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char *why,
                          size_t whylen)
 {
@@ -103,10 +119,8 @@ static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char
     json_object_foreach(lim, key, v) {
         uint32_t *field = wrk_limit_field(out, key);
         if (!field) return fail(why, whylen, "unknown limit '%s'", key);
-        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-            json_integer_value(v) > UINT32_MAX)
+        if (!limit_value(v, field))
             return fail(why, whylen, "limits.%s must be a positive integer", key);
-        *field = (uint32_t)json_integer_value(v);
     }
     return sbx_limits_check(out, &c->max, why, whylen);
 }

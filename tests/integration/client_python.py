@@ -131,6 +131,12 @@ try:
                 f"invalid: {e!r}")
         F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_sec": 1}) is not None,
                 "an unknown limit was not refused before sending")
+        # a float without a fraction (timeout * 1000) is an integer, as the job schema says
+        r = c.run("print(1)", limits={"wall_ms": 2.5 * 1000})
+        F.check(r.status == "ok" and r.raw["limits"]["wall_ms"] == 2500,
+                f"limit given as 2500.0: {r.status} {r.raw.get('limits')}")
+        F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_ms": 2500.5}) is not None,
+                "a limit with a fraction was not refused before sending")
         # what the worker would answer invalid: refused before sending
         F.check(raises(ValueError, c.submit, "print(1)\0") is not None,
                 "code with a NUL character was not refused before sending")

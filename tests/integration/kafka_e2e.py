@@ -126,6 +126,11 @@ try:
     # once stored in whole pages beside main.py and the guard: invalid, not an internal error.
     late_offset_id, nested_id = f"late-offset-{sfx}", f"nested-files-{sfx}"
     full_id = f"full-tmpfs-{sfx}"
+    # Limits written as numbers without a fraction (json.dumps(2.5 * 1000) is 2500.0) are
+    # integers by the job schema: the job runs with them.
+    real_id = f"real-limits-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", real_id, inp=json.dumps(
+        {"id": real_id, "code": "print(1)", "limits": {"wall_ms": 2.5 * 1000, "cpu_ms": 1e3}}) + "\n")
     kcat("-P", "-t", T["jobs"], "-k", late_offset_id, inp=json.dumps(
         {"id": late_offset_id, "code": "print(1)", "deadline": "2020-01-01T05:30:00+05:30"}) + "\n")
     kcat("-P", "-t", T["jobs"], "-k", nested_id, inp=json.dumps(
@@ -181,7 +186,11 @@ try:
     F.check(len(full) == 1 and full[0]["status"] == "invalid"
             and "above limits.tmpfs_mb 1" in full[0]["message"],
             f"job whose files fill its tmpfs: {[(r['status'], r['message']) for r in full]}")
-    for r in inv + late + nul_in + nul_code + late_offset + nested + full:
+    real = [r for r in all_results if r["id"] == real_id]
+    F.check(len(real) == 1 and real[0]["status"] == "ok" and real[0]["limits"]["wall_ms"] == 2500
+            and real[0]["limits"]["cpu_ms"] == 1000,
+            f"limits as 2500.0 and 1000.0: {[(r['status'], r['message'], r['limits']) for r in real]}")
+    for r in inv + late + nul_in + nul_code + late_offset + nested + full + real:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
     # The dead-letter topic holds the malformed record unchanged (value, key, its own header),
@@ -210,6 +219,8 @@ try:
             f"audit trail of {late_offset_id}: {trail[late_offset_id]}")
     F.check(trail[nested_id] == ["received", "invalid"], f"audit trail of {nested_id}: {trail[nested_id]}")
     F.check(trail[full_id] == ["received", "invalid"], f"audit trail of {full_id}: {trail[full_id]}")
+    F.check(trail[real_id] == ["received", "started", "finished"],
+            f"audit trail of {real_id}: {trail[real_id]}")
     F.check(trail[nul_in_id] == ["received", "started", "finished"],
             f"audit trail of {nul_in_id}: {trail[nul_in_id]}")
     F.check(trail[nul_code_id] == ["received", "invalid"],

@@ -70,6 +70,12 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall\":1}}", true, "unknown limit 'wall'");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":0}}", true, "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":\"5\"}}", true, "positive integer");
+    /* a number with a fraction is not an integer; one without is (below) */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":2500.5}}", true, "positive integer");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":0.0}}", true, "positive integer");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":-1e3}}", true, "positive integer");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":4294967296.0}}", true,
+                "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"memory_mb\":99999}}", true, "memory_mb");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"stdin\":5}", true, "stdin");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"bad topic!\"}", true, "reply_to");
@@ -128,6 +134,22 @@ static void test_files_fill_tmpfs(void **st)
         }
         wrk_job_free(&j);
     }
+}
+
+/* JSON Schema's integer is any number without a fraction: 2500.0 (Python's timeout * 1000)
+ * and 1e3 are valid limits by schemas/job.schema.json, so the worker reads them too (it
+ * answered them `invalid` before). */
+static void test_integral_reals_are_integers(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode("{\"id\":\"r\",\"code\":\"x\",\"limits\":{\"wall_ms\":2500.0,"
+                            "\"cpu_ms\":1e3,\"memory_mb\":64}}", &j, why), 0);
+    assert_int_equal(j.limits.wall_ms, 2500);
+    assert_int_equal(j.limits.cpu_ms, 1000);
+    assert_int_equal(j.limits.memory_mb, 64);
+    wrk_job_free(&j);
 }
 
 static void test_files_and_deadline(void **st)
@@ -288,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_files_and_deadline),
         cmocka_unit_test(test_files_fill_tmpfs),
+        cmocka_unit_test(test_integral_reals_are_integers),
         cmocka_unit_test(test_deadline_forms),
         cmocka_unit_test(test_id_length_in_characters),
         cmocka_unit_test(test_nul_characters),

@@ -93,12 +93,18 @@ def _no_big_ints(v: Any) -> None:
 
 
 def _limits(limits: Mapping[str, int]) -> dict:
+    out = {}
     for k, v in limits.items():
         if k not in LIMITS:
             raise ValueError(f"unknown limit {k!r} (known: {', '.join(sorted(LIMITS))})")
+        # A float without a fraction (timeout * 1000 gives 2500.0) is an integer, as the
+        # job schema and the worker read it; it is sent as one.
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"limit {k} must be a positive integer, not {v!r}")
-    return dict(limits)
+        out[k] = v
+    return out
 
 
 # RFC 3339, as the worker reads it: a time with its offset (Z or +HH:MM), fixed-width fields.
