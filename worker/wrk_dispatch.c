@@ -76,12 +76,6 @@ static void end_internal(wrk_task *t, const char *why)
     set_internal_message(t, why);
 }
 
-/* The runtime guard runs the program under the same policy the validator applied. */
-static const char *job_prelude(const wrk_task *t, size_t *len)
-{
-    return wrk_config_guard(t->c, len);
-}
-
 /* Validation ends the job when the program has findings or the validator itself failed. A
  * program that passes keeps the code object compiled from the same parse, for the sandbox to
  * run instead of parsing the source again (when its isolation runs code objects at all). */
@@ -90,7 +84,7 @@ static bool validate(wrk_task *t)
     char err[256] = "";
     val_report rep = {0};
     sbx_job probe = {0};
-    probe.prelude = job_prelude(t, &probe.prelude_len);
+    probe.prelude = wrk_config_guard(t->c, &probe.prelude_len);
     const char *name = sbx_code_obj_filename(&t->c->sandbox, &probe);
     if (val_init(err, sizeof err) < 0 ||
         val_check_compile(t->c->policy, t->job.code, t->job.code_len, name, &rep, &t->code_obj,
@@ -129,7 +123,7 @@ static void start_sandbox(wrk_task *t)
         .files = t->job.files, .nfiles = t->job.nfiles,
         .code_obj = t->code_obj.data, .code_obj_len = t->code_obj.len,
     };
-    sj.prelude = job_prelude(t, &sj.prelude_len);
+    sj.prelude = wrk_config_guard(t->c, &sj.prelude_len); /* the validator's policy, at run time */
     wrk_now_iso(now);
     json_object_set_new(t->r, "started_at", json_string(now));
     audit_add(t, "started", json_pack("{s:s}", "isolation",

@@ -131,15 +131,16 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
     const char *why;
     if (wrk_fault_rerun(w, e)) return;
     wrk_outcome *o = wrk_task_finish(e->task);
+    const char *reason = o->status && !strcmp(o->status, "internal_error") ? last_reason(o) : NULL;
     wrk_log_ctx ctx = {json_string_value(json_object_get(o->result, "id")), p->topic,
                        p->partition, e->offset};
     if (wrk_task_dead_letter(e->task, &why))
         wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
                  "worker: %s [%d] offset %lld dead-lettered: %s", p->topic, (int)p->partition,
                  (long long)e->offset, why);
-    else if (o->status && !strcmp(o->status, "internal_error") && last_reason(o))
+    else if (reason)
         wrk_logx(WRK_LOG_WARN, "job_finished", &ctx, "worker: job %s: %s: %s", ctx.job_id,
-                 o->status, last_reason(o));
+                 o->status, reason);
     else
         wrk_logx(WRK_LOG_INFO, "job_finished", &ctx, "worker: job %s: %s", ctx.job_id, o->status);
     wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why), rd_kafka_message_timestamp(e->msg, 0));
