@@ -28,7 +28,10 @@
 #     --setup    only install/prepare everything, then exit
 # Exit status: CMD's status; 124 = timeout; 125 = VM failed before CMD reported a status.
 # A guest that has not reached stage 2 within $VMPROBE_BOOT_SECS (default 120; a boot takes
-# 5-10 s) is killed and booted once more, within the same -t.
+# 5-10 s) is killed and booted once more, within the same -t. So is a guest that stalls later
+# (its 9p shares leave a read unanswered for $VMPROBE_STALL_SECS, default 120, or its console
+# stays silent for $VMPROBE_SILENT_SECS, default 180; watch.sh below), and CMD then runs again
+# from its start: once. With $CODEQ_VM_STALL_LOG set, the report of such a stall is appended there.
 # Everything lives under $CODEQ_VM_DIR (default /tmp/codeq-vm; the kernel is cached there).  Needs root (9p with
 # security_model=none must be able to read every host file).
 set -u -o pipefail
@@ -185,6 +188,11 @@ for p in /sys/class/virtio-ports/*; do
   case \$(cat \$p/name 2>/dev/null) in out) out=/dev/\${p##*/};; err) err=/dev/\${p##*/};; esac
 done
 echo "vmprobe: stage2 at uptime \$(cut -d' ' -f1 /proc/uptime), running in cgroup /\${cg#/sys/fs/cgroup/}" >/dev/console
+# The watchdog (watch.sh) runs from tmpfs with the static busybox and writes to the serial
+# console only, so it still speaks when 9p or the virtio-serial ports stall.
+mkdir -p /run/vmprobe-bin && cp /bin/busybox \$ctl/watch.sh /run/vmprobe-bin/ &&
+  /run/vmprobe-bin/busybox --install -s /run/vmprobe-bin && read -r dump_at stall_s < \$ctl/dump_at &&
+  { PATH=/run/vmprobe-bin /run/vmprobe-bin/busybox sh /run/vmprobe-bin/watch.sh \$dump_at \$stall_s </dev/null >/dev/console 2>&1 & }
 sh -c 'echo \$\$ > "\$1/cgroup.procs" && exec sh "\$2"' sh "\$cg" \$ctl/cmd.sh </dev/null >\$out 2>\$err
 rc=\$?
 echo \$rc > \$ctl/rc
@@ -192,6 +200,71 @@ echo "vmprobe: exit status \$rc at uptime \$(cut -d' ' -f1 /proc/uptime)" >/dev/
 sync
 echo o > /proc/sysrq-trigger
 read x < /run/.vmprobe-block
+EOF
+
+# The guest's watchdog (busybox sh, started by stage 2). Three times the CI has seen a guest go
+# silent: once in its early boot, twice a suite (abuse_concurrency) that printed nothing for
+# its whole limit, not even guest.sh's own dump a minute before it. Whatever stalled (9p, the
+# virtio-serial ports or the guest's kernel) stalled that dump too: it runs from the host's
+# root over 9p and writes to a virtio port. This one needs neither: every 10 s it reads once
+# from each 9p share (the control share is cache=none, a directory listing always asks QEMU)
+# and writes a line to the serial console. A read that gets no answer in 120 s, or the VM's limit
+# near (guest uptime $1), makes it write every task's state, wait channel and kernel stack and
+# the kernel's memory and blocked-task reports; a stall ends with "vmprobe: stalled", on which
+# the host ends the guest (boot(), below); $VMPROBE_STALL_SECS sets the 120 s.
+cat > "$R/watch.sh" <<'EOF'
+dump_at=$1 stall_s=$2 seq=0 pending=0 started=0 ok=/run/vmprobe-probe
+renice -n -10 $$ > /dev/null    # its lines must not wait behind a loaded guest's suite
+probe() {    # in the background: a task stuck on 9p ignores even SIGKILL until QEMU answers
+  cat /run/vmprobe/dump_at && ls / && while read -r tag path; do ls "$path" || exit; done < /run/vmprobe/shares
+}
+dump() {
+  echo "vmprobe: $1: every task, then the kernel's reports"
+  # Shell builtins where they do: a fork costs tens of ms in an emulated guest.
+  for d in /proc/[0-9]*; do    # every user task, and the kernel's threads in D
+    p=${d#/proc/} cmd=
+    for t in $d/task/[0-9]*; do
+      st= comm= wchan=
+      read -r st 2>/dev/null < $t/stat || continue
+      set -- ${st##*) }; st=$1    # state, ..., then the flags: PF_KTHREAD is 0x200000
+      [ $(( ${7:-0} & 2097152 )) = 0 ] || [ "$st" = D ] || continue
+      # the command line takes the task's mmap lock, which a task stuck in a page fault on
+      # 9p may hold
+      [ $(( ${7:-0} & 2097152 )) != 0 ] || [ -n "$cmd" ] ||
+        cmd=$(timeout -s KILL 2 cat $d/cmdline 2>/dev/null | tr '\0' ' ' | cut -c1-160)
+      read -r comm 2>/dev/null < $t/comm; read -r wchan 2>/dev/null < $t/wchan
+      echo "--- task ${t##*/} of pid $p: $comm, state $st, wchan $wchan: $cmd"
+      while read -r l; do echo "$l"; done 2>/dev/null < $t/stack
+    done
+  done
+  grep -E '^(MemTotal|MemFree|MemAvailable|Cached|Dirty|Writeback|Shmem):' /proc/meminfo
+  echo 7 > /proc/sys/kernel/printk; echo w > /proc/sysrq-trigger; echo m > /proc/sysrq-trigger
+  echo 4 > /proc/sys/kernel/printk
+  echo "vmprobe: watchdog dump ends"
+}
+while :; do
+  sleep 10
+  up=$(cut -d. -f1 /proc/uptime)
+  if [ $pending = 1 ]; then
+    if [ "$(cat $ok 2>/dev/null)" = $seq ]; then
+      pending=0
+    elif [ $((up - started)) -ge "$stall_s" ]; then
+      dump "a read from 9p begun at uptime $started s got no answer in $stall_s s"
+      echo "vmprobe: stalled"
+      exit 0
+    fi
+  fi
+  if [ $pending = 0 ]; then
+    seq=$((seq + 1)) started=$up pending=1
+    ( probe > /dev/null 2>&1 && echo $seq > $ok ) &
+  fi
+  if [ -n "$dump_at" ] && [ "$up" -ge "$dump_at" ]; then
+    dump "watchdog at uptime $up s, near the VM's limit"; dump_at=
+  fi
+  echo "vmprobe: alive at uptime $up s, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+    "$(ls -d /proc/[0-9]*/task/[0-9]* | wc -l) tasks ($(cat /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null |
+    sed 's/.*) //' | cut -d' ' -f1 | grep -c D) in D), MemAvailable $(awk '/^MemAvailable/{print $2}' /proc/meminfo) kB"
+done
 EOF
 
 # ---------------------------------------------------------------- accelerator and machine
@@ -220,10 +293,25 @@ while read -r tag path; do fs9p "$tag" "$path" ""; done < "$R/shares"
 # early boot, before any of CMD ran (CI, 2026-12-02: no console line after "PCI: Fatal" for
 # 900 s): such a guest is killed and booted once more.
 boot_tmo=${VMPROBE_BOOT_SECS:-120}
+stall_s=${VMPROBE_STALL_SECS:-120}   # a 9p read unanswered this long is a stall (watch.sh)
+# a console silent this long is a frozen guest: the watchdog writes every 10 s, its dump a while
+silent_max=${VMPROBE_SILENT_SECS:-$(( stall_s + 60 ))}
+host_dump() {
+  local p t
+  for p in "$@"; do
+    for t in /proc/$p/task/*; do
+      echo "--- host thread ${t##*/} of $p ($(cat $t/comm 2>/dev/null)), state" \
+        "$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1), wchan $(cat $t/wchan 2>/dev/null):"
+      cat $t/stack 2>/dev/null
+    done
+  done
+}
 boot() {
   local left=$(( deadline - $(date +%s) )) q waited=0
   [ $left -gt 0 ] || return 124
-  rm -f "$R/out.fifo" "$R/err.fifo" "$R/rc"; : > "$R/console.log"
+  rm -f "$R/out.fifo" "$R/err.fifo" "$R/rc" "$R/host-dump"; : > "$R/console.log"
+  # the watchdog's: when to dump (guest uptime), and how long a 9p read may go unanswered
+  echo "$(( left > 80 ? left - 40 : left / 2 )) $stall_s" > "$R/dump_at"
   mkfifo "$R/out.fifo" "$R/err.fifo"
   cat "$R/out.fifo" & catout=$!
   cat "$R/err.fifo" >&2 & caterr=$!
@@ -240,23 +328,61 @@ boot() {
         ! grep -q '^vmprobe: stage2' "$R/console.log"; do
     sleep 1; waited=$((waited + 1))
   done
-  local hung=0
+  local hung=0 beats=0 beat_t now n
   if kill -0 $q 2>/dev/null && ! grep -q '^vmprobe: stage2' "$R/console.log"; then
     hung=1; kill $q
   fi
+  # Then the watchdog's word (watch.sh): a guest that says it stalled, or whose console stops, is
+  # ended at once. Just before the limit, and at such an end, the host's side is kept too: what
+  # each of QEMU's threads and the two readers of the guest's output wait on.
+  beat_t=$(date +%s)
+  while [ $hung = 0 ] && kill -0 $q 2>/dev/null; do
+    now=$(date +%s) n=$(stat -c %s "$R/console.log")    # a guest that writes is not frozen
+    [ "$n" = "$beats" ] || beats=$n beat_t=$now
+    if grep -q '^vmprobe: stalled' "$R/console.log" || [ $(( now - beat_t )) -ge $silent_max ]; then
+      host_dump "$(pgrep -P $q)" $catout $caterr > "$R/host-dump" 2>&1
+      hung=2; kill $q; break
+    fi
+    if [ ! -e "$R/host-dump" ] && [ "$now" -ge $(( deadline - 8 )) ]; then
+      host_dump "$(pgrep -P $q)" $catout $caterr > "$R/host-dump" 2>&1
+    fi
+    sleep 1
+  done
   wait $q; local rc=$?
   # let the readers finish (also unblocks them if qemu never opened the fifos)
   exec 8<>"$R/out.fifo" 9<>"$R/err.fifo"; exec 8>&- 9>&-
   wait $catout $caterr 2>/dev/null
   [ $hung = 1 ] && return 99
+  [ $hung = 2 ] && return 98
   return $rc
+}
+# What the console and the host showed of a guest that stalled (boot returned 98).
+stall_report() {
+  if grep -q '^vmprobe: stalled' "$R/console.log"; then
+    echo "codeq: vm: the guest's 9p shares stopped answering; its watchdog's report:"
+    sed -n '/^vmprobe: a read from 9p/,$p' "$R/console.log" | head -1500
+  else
+    echo "codeq: vm: the guest's console stayed silent for ${silent_max}s, its watchdog's lines too (its kernel stopped); console tail:"
+    tail -30 "$R/console.log"
+  fi
+  echo "codeq: vm: QEMU's threads and the output readers on the host, then:"
+  cat "$R/host-dump" 2>/dev/null
 }
 deadline=$(( $(date +%s) + tmo ))
 boot; qrc=$?
-if [ $qrc = 99 ]; then
-  echo "codeq: vm: the guest did not reach stage 2 within ${boot_tmo}s (boot hung); its console:" >&2
-  tail -20 "$R/console.log" >&2
-  echo "codeq: vm: booting it once more" >&2
+if [ $qrc = 99 ] || [ $qrc = 98 ]; then
+  if [ $qrc = 99 ]; then
+    echo "codeq: vm: the guest did not reach stage 2 within ${boot_tmo}s (boot hung); its console:" >&2
+    tail -20 "$R/console.log" >&2
+  else
+    stall_report >&2
+    # kept for the end of the test run too (scripts/test.sh), since a passing test's output is not shown
+    [ -n "${CODEQ_VM_STALL_LOG:-}" ] &&
+      { echo "=== $(date -u +%FT%TZ) stalled, ran again: $*"; stall_report; } >> "$CODEQ_VM_STALL_LOG"
+  fi
+  # A stall says nothing of CMD: the probe and the lines come from the watchdog, on 9p shares
+  # and a console that nothing of CMD uses. CMD runs again from its start on a fresh guest.
+  echo "codeq: vm: booting it once more$([ $qrc = 98 ] && echo ", and running the command again from its start")" >&2
   boot; qrc=$?
 fi
 
@@ -264,9 +390,18 @@ if [ $verbose = 1 ]; then
   echo "----- guest console ($accel, $machine) -----" >&2; cat "$R/console.log" >&2
 fi
 if [ -s "$R/rc" ]; then exit "$(cat "$R/rc")"; fi
-[ $qrc = 99 ] && { echo "codeq: vm: the guest did not reach stage 2 twice" >&2; exit 125; }
+[ $qrc = 99 ] && { echo "codeq: vm: the guest did not reach stage 2 on the second boot" >&2; exit 125; }
+[ $qrc = 98 ] && { stall_report >&2; echo "codeq: vm: the guest stalled on the second boot too" >&2; exit 125; }
 if [ $qrc = 124 ]; then
-  echo "codeq: vm: timed out after ${tmo}s; console tail:" >&2; tail -20 "$R/console.log" >&2
+  echo "codeq: vm: timed out after ${tmo}s; console tail:" >&2
+  if grep -q '^vmprobe: watchdog at uptime' "$R/console.log"; then
+    grep '^vmprobe: alive' "$R/console.log" | tail -3 >&2
+    sed -n '/^vmprobe: watchdog at uptime/,$p' "$R/console.log" | head -1500 >&2
+  else
+    tail -20 "$R/console.log" >&2
+  fi
+  echo "codeq: vm: QEMU's threads and the output readers on the host, 8 s before the limit:" >&2
+  cat "$R/host-dump" >&2 2>/dev/null
   exit 124
 fi
 echo "codeq: vm: VM ended without a status (qemu rc=$qrc); qemu log and console tail:" >&2

@@ -17,7 +17,9 @@ suite=$1; shift
 # The VM is killed at its limit (-t, CODEQ_GUEST_LIMIT_S) without a word from the suite. A
 # minute before that (counted from the guest's boot), say where the suite waits: every thread's
 # Python stack (codeq_test.py, CODEQ_TEST_DUMP_AFTER_S) and each process's state, wait channel
-# and kernel stack. Python writes unbuffered, so nothing printed before is lost either.
+# and kernel stack. Python writes unbuffered, so nothing printed before is lost either. This
+# dump needs the 9p root and the virtio port; the VM's own watchdog (scripts/cgroup2-vm.sh)
+# needs neither, for a guest where those stalled.
 export PYTHONUNBUFFERED=1
 done_flag=/run/codeq-guest-suite-done
 dump_at=$(( ${CODEQ_GUEST_LIMIT_S:-0} - 60 ))    # in seconds of the guest's uptime
