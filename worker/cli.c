@@ -26,11 +26,11 @@ int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o)
     }
 }
 
-char *cli_read_file(const char *path, size_t *len)
+char *cli_read_file(const char *cmd, const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "codeq: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "codeq: %s: %s: %s\n", cmd, path, strerror(errno));
         return NULL;
     }
     size_t cap = 4096, n = 0;
@@ -44,10 +44,10 @@ char *cli_read_file(const char *path, size_t *len)
             cap *= 2;
         }
     }
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno; /* a directory opens, and its read fails: EISDIR */
     if (f != stdin) fclose(f);
     if (!buf || bad) {
-        fprintf(stderr, "codeq: %s: read failed\n", path);
+        fprintf(stderr, "codeq: %s: %s: %s\n", cmd, path, bad ? strerror(e) : "out of memory");
         free(buf);
         return NULL;
     }

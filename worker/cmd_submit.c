@@ -16,7 +16,8 @@ static const char submit_help[] =
     "usage: codeq submit [OPTIONS] FILE.py...\n\n"
     "Submit each file as a job and print each result (one JSON object per line) as it\n"
     "arrives. Exit 0 when every result arrived (whatever its status), 1 if any is missing\n"
-    "at the timeout.\n\n"
+    "at the timeout or Kafka failed, 2 on a bad option or a file that cannot be sent (one\n"
+    "that cannot be read, or is not UTF-8 text): then no job is sent.\n\n"
     CLI_KAFKA_HELP
     "  -t, --timeout S           seconds to wait for all results (default 60)\n"
     "      --stdin FILE          standard input for every job\n"
@@ -110,8 +111,19 @@ static char *new_id(const char *path)
     return id;
 }
 
-static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, json_t *in,
-                        json_t *reply_to)
+/* A program as a job's code: read and checked before anything is sent, so that one bad file
+ * among many sends none. */
+static json_t *read_program(const char *path)
+{
+    size_t len;
+    char *code = cli_read_file("submit", path, &len);
+    json_t *c = code ? cli_json_text("submit", path, code, len) : NULL;
+    free(code);
+    return c;
+}
+
+static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, pending *pd,
+                        json_t *in, json_t *reply_to)
 {
     char err[512], kerr[256];
     wrk_delivery d = {0};
@@ -125,17 +137,9 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, pending *pd, json
     }
     int rc = 0;
     for (int i = 0; i < pd->n && rc == 0; i++) {
-        size_t len;
-        char *code = cli_read_file(files[i], &len);
-        json_t *c = code ? json_stringn(code, len) : NULL;
-        free(code);
-        if (!c) {
-            fprintf(stderr, "codeq: submit: %s: not readable UTF-8 text\n", files[i]);
-            rc = -1;
-            break;
-        }
         pd->ids[i] = new_id(files[i]);
-        json_t *job = pd->ids[i] ? json_pack("{s:s, s:o}", "id", pd->ids[i], "code", c) : NULL;
+        json_t *job = pd->ids[i] ? json_pack("{s:s, s:O}", "id", pd->ids[i], "code", codes[i])
+                                 : NULL;
         if (job && in) json_object_set(job, "stdin", in);
         if (job && reply_to) json_object_set(job, "reply_to", reply_to);
         char *s = job ? json_dumps(job, JSON_COMPACT) : NULL;
@@ -236,7 +240,7 @@ int cmd_submit(int argc, char **argv)
         fputs(submit_help, stderr);
         return 2;
     }
-    if (stdin_path && !(in = cli_read_file(stdin_path, &inlen))) return 2;
+    if (stdin_path && !(in = cli_read_file("submit", stdin_path, &inlen))) return 2;
     /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
     json_t *jin = in ? cli_json_text("submit", "--stdin FILE", in, inlen) : NULL;
     json_t *jreply = reply_to ? cli_json_text("submit", "--reply-to", reply_to, strlen(reply_to))
@@ -251,11 +255,20 @@ int cmd_submit(int argc, char **argv)
     pending pd = {.n = argc - optind, .missing = argc - optind};
     pd.ids = calloc((size_t)pd.n, sizeof *pd.ids);
     pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
-    rd_kafka_t *k = results_reader(&o, reply_to ? reply_to : o.results_topic, err, sizeof err);
+    json_t **codes = calloc((size_t)pd.n, sizeof *codes);
+    int unread = 0;
+    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i]));
+    rd_kafka_t *k = NULL;
     int rc = 1;
-    if (!k) {
+    if (!pd.ids || !pd.seen || !codes) {
+        fprintf(stderr, "codeq: submit: out of memory\n");
+    } else if (unread) {
+        fprintf(stderr, "codeq: submit: %d of %d files could not be sent as jobs; nothing was sent\n",
+                unread, pd.n);
+        rc = 2;
+    } else if (!(k = results_reader(&o, reply_to ? reply_to : o.results_topic, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
-    } else if (produce_jobs(&o, argv + optind, &pd, jin, jreply) == 0) {
+    } else if (produce_jobs(&o, argv + optind, codes, &pd, jin, jreply) == 0) {
         fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %u s\n", pd.n,
                 o.jobs_topic, timeout);
         collect(k, &pd, (int)timeout);
@@ -267,7 +280,11 @@ int cmd_submit(int argc, char **argv)
         rd_kafka_consumer_close(k);
         rd_kafka_destroy(k);
     }
-    for (int i = 0; i < pd.n; i++) free(pd.ids[i]);
+    for (int i = 0; i < pd.n; i++) {
+        if (pd.ids) free(pd.ids[i]);
+        if (codes) json_decref(codes[i]);
+    }
+    free(codes);
     free(pd.ids);
     free(pd.seen);
     json_decref(jin);

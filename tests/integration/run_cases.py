@@ -172,5 +172,23 @@ with tempfile.TemporaryDirectory() as tmp:
             timeout=60)
     F.check(p.returncode == 2 and "--stdin FILE is not valid UTF-8" in p.stderr,
             f"submit --stdin not UTF-8: rc {p.returncode} {p.stderr!r}")
+    # Every program is read before anything is sent: one bad file among good ones sends none
+    # (before, the files ahead of it were sent and their results never awaited), and each bad
+    # one is named with the command. The broker address is unreachable: a run that got as far
+    # as Kafka would exit 1 with a broker error instead.
+    latin1, missing = os.path.join(tmp, "latin1.py"), os.path.join(tmp, "missing.py")
+    with open(latin1, "wb") as f:
+        f.write(b"print('\xff')\n")
+    p = run(["submit", "-b", "127.0.0.1:1", "--timeout", "1", str(CASES / "ok_hello.py"), missing,
+             latin1, tmp], timeout=60)
+    F.check(p.returncode == 2 and f"codeq: submit: {missing}: No such file or directory" in p.stderr
+            and f"codeq: submit: {latin1} is not valid UTF-8" in p.stderr
+            and f"codeq: submit: {tmp}: Is a directory" in p.stderr
+            and "3 of 4 files could not be sent as jobs; nothing was sent" in p.stderr
+            and "Broker" not in p.stderr and "metadata" not in p.stderr,
+            f"submit with unreadable files among good ones: rc {p.returncode} {p.stderr!r}")
+    p = run(["run", missing], timeout=60)
+    F.check(p.returncode == 2 and f"codeq: run: {missing}: No such file or directory" in p.stderr,
+            f"run of a missing file: rc {p.returncode} {p.stderr!r}")
 
 F.finish("run_cases")
