@@ -227,14 +227,14 @@ dump() {
     for t in $d/task/[0-9]*; do
       st= comm= wchan=
       read -r st 2>/dev/null < $t/stat || continue
-      set -- ${st##*) }; st=$1    # state, ..., then the flags: PF_KTHREAD is 0x200000
+      set -- ${st##*) }; st=$1    # state, parent, ..., then the flags: PF_KTHREAD is 0x200000
       [ $(( ${7:-0} & 2097152 )) = 0 ] || [ "$st" = D ] || continue
       # the command line takes the task's mmap lock, which a task stuck in a page fault on
       # 9p may hold
       [ $(( ${7:-0} & 2097152 )) != 0 ] || [ -n "$cmd" ] ||
         cmd=$(timeout -s KILL 2 cat $d/cmdline 2>/dev/null | tr '\0' ' ' | cut -c1-160)
       read -r comm 2>/dev/null < $t/comm; read -r wchan 2>/dev/null < $t/wchan
-      echo "--- task ${t##*/} of pid $p: $comm, state $st, wchan $wchan: $cmd"
+      echo "--- task ${t##*/} of pid $p (parent $2): $comm, state $st, wchan $wchan: $cmd"
       while read -r l; do echo "$l"; done 2>/dev/null < $t/stack
     done
   done
@@ -342,12 +342,12 @@ boot() {
     [ "$n" = "$beats" ] || beats=$n beat_t=$now
     if grep -q '^vmprobe: stalled' "$R/console.log" ||
        { [ $(( now - beat_t )) -ge $silent_max ] && ! grep -q '^vmprobe: no watchdog' "$R/console.log"; }; then
-      host_dump "$(pgrep -P $q)" $catout $caterr > "$R/host-dump" 2>&1
-      hung=2; kill $q; break
+      hung=2
     fi
-    if [ ! -e "$R/host-dump" ] && [ "$now" -ge $(( deadline - 8 )) ]; then
+    if [ $hung = 2 ] || { [ ! -e "$R/host-dump" ] && [ "$now" -ge $(( deadline - 8 )) ]; }; then
       host_dump "$(pgrep -P $q)" $catout $caterr > "$R/host-dump" 2>&1
     fi
+    [ $hung = 2 ] && { kill $q; break; }
     sleep 1
   done
   wait $q; local rc=$?

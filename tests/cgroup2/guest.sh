@@ -15,30 +15,14 @@ echo "codeq: guest: $(uname -r), $(stat -f -c %T /sys/fs/cgroup) at /sys/fs/cgro
 suite=$1; shift
 
 # The VM is killed at its limit (-t, CODEQ_GUEST_LIMIT_S) without a word from the suite. A
-# minute before that (counted from the guest's boot), say where the suite waits: every thread's
-# Python stack (codeq_test.py, CODEQ_TEST_DUMP_AFTER_S) and each process's state, wait channel
-# and kernel stack. Python writes unbuffered, so nothing printed before is lost either. This
-# dump needs the 9p root and the virtio port; the VM's own watchdog (scripts/cgroup2-vm.sh)
-# needs neither, for a guest where those stalled.
+# minute before that (counted from the guest's boot), the Python suites print every thread's
+# stack (codeq_test.py, CODEQ_TEST_DUMP_AFTER_S); 20 s later the VM's watchdog
+# (scripts/cgroup2-vm.sh) writes every task's state, wait channel and kernel stack, from tmpfs to
+# the console, so also in a guest whose 9p shares or virtio ports stalled. Python writes
+# unbuffered, so nothing printed before is lost either.
 export PYTHONUNBUFFERED=1
-done_flag=/run/codeq-guest-suite-done
-dump_at=$(( ${CODEQ_GUEST_LIMIT_S:-0} - 60 ))    # in seconds of the guest's uptime
-dump_after=$(awk -v d=$dump_at -v u="$t0" 'BEGIN { printf "%d", d - u }')
-if [ "$dump_after" -gt 0 ]; then
-  export CODEQ_TEST_DUMP_AFTER_S=$dump_after
-  (
-    while [ "$(cut -d. -f1 /proc/uptime)" -lt $dump_at ]; do
-      sleep 5
-      [ -e $done_flag ] && exit 0
-    done
-    echo "codeq: guest: $suite still running at uptime ${dump_at} s, a minute before the VM's limit:"
-    sel="-N --pid 2 --ppid 2"    # all but the kernel's threads
-    ps $sel -o pid,ppid,stat,wchan:32,etimes,args | cut -c1-240
-    for p in $(ps $sel -o pid=); do
-      echo "--- kernel stack of $p ($(cat /proc/$p/comm 2>/dev/null)):"; cat /proc/$p/stack 2>/dev/null
-    done
-  ) >&2 &
-fi
+dump_after=$(awk -v d=$(( ${CODEQ_GUEST_LIMIT_S:-0} - 60 )) -v u="$t0" 'BEGIN { printf "%d", d - u }')
+[ "$dump_after" -gt 0 ] && export CODEQ_TEST_DUMP_AFTER_S=$dump_after
 case $suite in
   units)
     rc=0
@@ -50,6 +34,5 @@ case $suite in
   *)
     sh "$src/tests/cgroup2/$suite" "$@"; rc=$? ;;
 esac
-touch $done_flag
 echo "codeq: guest: $suite ended $rc after $(echo "$(cut -d' ' -f1 /proc/uptime) $t0" | awk '{printf "%.0f", $1 - $2}') s"
 exit $rc
