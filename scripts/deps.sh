@@ -14,6 +14,7 @@ pkgs=(
   python3-venv python3-setuptools python3-wheel  # tests/integration/client_venv.py: pip
                                 # install ./clients/python into a venv, offline
   kcat openjdk-17-jdk-headless maven iproute2 procps
+  gdb                           # the kafka tests print a hung worker's thread stacks
   clang libclang-rt-14-dev      # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang 14 and
                                 # its runtimes (libclang_rt.fuzzer, asan, ubsan)
 )

@@ -8,6 +8,8 @@
 #                              there is no data yet); prints the bootstrap address like start
 #   scripts/kafka.sh stop      SIGTERM, SIGKILL after KAFKA_STOP_TIMEOUT s; exit 0 if none is running
 #   scripts/kafka.sh kill      SIGKILL at once (crash simulation; data kept for restart)
+#   scripts/kafka.sh freeze    SIGSTOP: a hung broker (connections accepted, nothing answered)
+#   scripts/kafka.sh thaw      SIGCONT: the frozen broker goes on
 #   scripts/kafka.sh status    print the bootstrap address if the broker answers, else exit 1
 #   scripts/kafka.sh fetch     only resolve the jars into the cache (needs Maven Central once)
 #
@@ -132,6 +134,14 @@ broker_pids() {                            # pid file first, then any other brok
     case $seen in *" $p "*) continue ;; esac
     if is_our_broker "$p" && alive "$p"; then echo "$p"; seen="$seen$p "; fi
   done
+}
+
+signal_broker() {                          # $1: STOP (freeze) or CONT (thaw)
+  local -a pids
+  mapfile -t pids < <(broker_pids)
+  [ "${#pids[@]}" -gt 0 ] || die "no broker running for $WORK"
+  log "SIG$1 to broker pid ${pids[*]}"
+  kill -"$1" "${pids[@]}"
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -317,6 +327,8 @@ case ${1:-} in
   restart) cmd_restart ;;
   stop) stop_broker TERM ;;
   kill) stop_broker KILL ;;
+  freeze) signal_broker STOP ;;
+  thaw) signal_broker CONT ;;
   status) cmd_status ;;
   fetch) fetch_jars; echo "$CACHE/lib" ;;
   -h|--help|help) usage ;;

@@ -14,7 +14,9 @@ static const char worker_help[] =
     "Exactly-once: results, audit events and consumed offsets are committed in one Kafka\n"
     "transaction; read results with isolation.level=read_committed.\n"
     "SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period,\n"
-    "commit, leave the group. Exit 3 on a fatal Kafka error (restart the worker).\n\n"
+    "commit, leave the group; the process ends within the grace period + 25 s, whatever\n"
+    "Kafka does. Exit 3 on a fatal Kafka error (restart the worker), or when the stop\n"
+    "could not finish with Kafka in that time (what was not committed runs again).\n\n"
     CLI_KAFKA_HELP
     CLI_LIMITS_HELP
     "  -g, --group G             consumer group (default codeq-workers)\n"
@@ -386,7 +388,10 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = s.worker_id ? s.worker_id : wid;
-    wrk_signals_install();
+    if (wrk_stop_install(&c, err, sizeof err) < 0) {
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
+        return 1;
+    }
     /* One zygote per slot starts now and comes up while the validator, the self-check (which
      * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
      * needs a zygote, fails with the reason. */

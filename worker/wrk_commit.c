@@ -25,7 +25,8 @@
 #include "wrk_worker.h"
 
 #define CALL_TIMEOUT_MS 5000   /* one blocking transactional call */
-#define INIT_TIMEOUT_MS 30000
+#define INIT_CALL_MS 5000       /* one init_transactions call; resumed after a timeout */
+#define INIT_BUDGET_MS 300000   /* at start: then the broker is taken to be unreachable */
 #define REBUILDS_MAX 5
 #define REBUILD_WINDOW_MS 600000
 #define ABORT_BACKOFF_MS 200   /* no new transaction this soon after an abort */
@@ -299,21 +300,24 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
     return p;
 }
 
-/* init_transactions, repeated while it fails retriably and `tries` allow (0: until the worker
- * stops); 0 or -1 with err. */
-static int init_txn(wrk_committer *cm, int tries, char *err, size_t errlen)
+/* init_transactions, repeated while it fails retriably, for up to budget_ms (0: until the
+ * worker stops). Short calls, resumed, so that a stop is seen within seconds; 0 or -1 with err. */
+static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t errlen)
 {
+    uint64_t t0 = wrk_now_ms();
     for (int i = 0;; i++) {
-        rd_kafka_error_t *e = rd_kafka_init_transactions(cm->p, INIT_TIMEOUT_MS);
+        rd_kafka_error_t *e = rd_kafka_init_transactions(cm->p, INIT_CALL_MS);
         if (!e) return 0;
-        uint64_t give_up = cm->give_up_at;
-        bool retry = rd_kafka_error_is_retriable(e) && (tries ? i < tries : true) &&
-                     (!give_up || wrk_now_ms() < give_up);
+        uint64_t give_up = cm->give_up_at, now = wrk_now_ms();
+        bool retry = rd_kafka_error_is_retriable(e) && (!budget_ms || now - t0 < budget_ms) &&
+                     (!give_up || now < give_up) && !wrk_stop_requested();
         snprintf(err, errlen, "codeq: worker: init transactions (codeq-%.100s-%.100s): %s",
                  cm->c->group, cm->c->instance_id, rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
         if (!retry) return -1;
-        wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL, "worker: %s (retrying)", err);
+        if (i < 3 || i % 5 == 0)
+            wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL,
+                     "worker: %s (retrying, %lu s so far)", err, (unsigned long)((now - t0) / 1000));
         sleep_ms(1000);
     }
 }
@@ -330,7 +334,7 @@ static void warm(wrk_committer *cm)
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen)
 {
     cm->c = c;
-    if (!(cm->p = new_producer(cm, err, errlen)) || init_txn(cm, 10, err, errlen) < 0) return -1;
+    if (!(cm->p = new_producer(cm, err, errlen)) || init_txn(cm, INIT_BUDGET_MS, err, errlen) < 0) return -1;
     warm(cm);
     return 0;
 }
@@ -344,6 +348,12 @@ static void rebuild(wrk_committer *cm)
     if (now - cm->rebuild_window > REBUILD_WINDOW_MS) cm->rebuild_window = now, cm->rebuilds = 0;
     if (++cm->rebuilds > REBUILDS_MAX) {
         set_fatal(cm, "producer", "fatal errors keep coming back; the last one ends the worker");
+        return;
+    }
+    if (cm->give_up_at) { /* stopping: a new producer would only delay the end */
+        char what[128];
+        snprintf(what, sizeof what, "producer fatal error %s while stopping", rd_kafka_err2name(e));
+        set_fatal(cm, what, why);
         return;
     }
     wrk_logx(WRK_LOG_ERROR, "producer_rebuild", NULL, "worker: producer fatal error %s (%s): starting a new producer (%d of %d in 10 min); "

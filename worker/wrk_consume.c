@@ -8,13 +8,10 @@
  *   5 when due, hand DONE results + offsets to the committer; it commits beside the loop
  *   6 backpressure: pause what we must, resume only what we paused
  * SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period, kill
- * the rest, commit, leave the group. A fatal producer error ends the process non-zero so
- * that its orchestrator restarts it. */
+ * the rest, commit, leave the group; wrk_stop.c bounds the whole of it. A fatal producer error
+ * ends the process non-zero so that its orchestrator restarts it. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <time.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,30 +26,6 @@
 #define POLL_EVERY_MS 500
 #define STALL_MS 30000
 #define STALL_CHECK_MS 5000
-#define CLOSE_MS 15000
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
-void wrk_signals_install(void)
-{
-    struct sigaction sa = {0};
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-bool wrk_stop_requested(void)
-{
-    return stop_requested;
-}
 
 /* Consumer errors (opaque: the worker); the producer's go to the committer. */
 static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
@@ -345,6 +318,7 @@ static void shut_down(wrk_worker *w)
              w->running, w->c->grace_ms);
     backpressure(w, true);
     wrk_commit_give_up_at(w, deadline + 10000); /* the final commit gets 10 s more */
+    wrk_stop_step("the commit in flight");
     wrk_commit_collect(w, true);
     for (size_t i = 0; i < w->nparts; i++) { /* claimed but not started: leave them */
         w->parts[i]->handoff = true;
@@ -356,18 +330,20 @@ static void shut_down(wrk_worker *w)
             e->claim_ok = e->claim_sent = false;
         }
     }
+    wrk_stop_step("running jobs");
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
         wrk_slots_service(w, 50);
         rd_kafka_consumer_poll(w->k, 0);
     }
     for (size_t i = 0; i < w->nparts; i++) wrk_slots_abandon(w, w->parts[i]);
+    wrk_stop_step("the final commit");
     if (!w->fatal) wrk_commit_flush(w);
 }
 
 static int run(wrk_worker *w)
 {
     uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0, next_watch = 0;
-    while (!stop_requested && !w->fatal && !w->gave_up) {
+    while (!wrk_stop_requested() && !w->fatal && !w->gave_up) {
         wrk_metrics_turn(w);
         wrk_fault_tick(w);
         heartbeat(w, &next_beat);
@@ -394,6 +370,7 @@ static int run(wrk_worker *w)
  * the group drops the member after session.timeout.ms. */
 static bool wait_first_assignment(wrk_worker *w)
 {
+    wrk_stop_step("the first assignment");
     uint64_t deadline = wrk_now_ms() + 15000;
     while (!w->assigned_once && wrk_now_ms() < deadline) {
         rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 100);
@@ -407,73 +384,11 @@ static bool wait_first_assignment(wrk_worker *w)
     return w->assigned_once;
 }
 
-typedef struct {
-    void (*fn)(void *);
-    void *arg;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool done;
-} bounded_call;
-
-static void *run_bounded(void *arg)
+static void close_consumer(rd_kafka_t *k)
 {
-    bounded_call *b = arg;
-    b->fn(b->arg);
-    pthread_mutex_lock(&b->mu);
-    b->done = true;
-    pthread_cond_signal(&b->cv);
-    pthread_mutex_unlock(&b->mu);
-    return NULL;
-}
-
-/* Runs fn(arg) for at most CLOSE_MS; false if it did not end in time (its thread is left
- * running: the process must exit). librdkafka's consumer close and handle destroy wait for the
- * brokers; with the broker away (or back empty, under a new cluster id) they waited minutes. */
-static bool bounded(void (*fn)(void *), void *arg)
-{
-    static bounded_call b; /* outlives this frame if the call does not end */
-    b = (bounded_call){.fn = fn, .arg = arg};
-    pthread_mutex_init(&b.mu, NULL);
-    pthread_cond_init(&b.cv, NULL);
-    pthread_t t;
-    if (pthread_create(&t, NULL, run_bounded, &b) != 0) {
-        fn(arg);
-        return true;
-    }
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += CLOSE_MS / 1000;
-    pthread_mutex_lock(&b.mu);
-    while (!b.done && pthread_cond_timedwait(&b.cv, &b.mu, &until) == 0) {
-    }
-    bool done = b.done;
-    pthread_mutex_unlock(&b.mu);
-    if (done) pthread_join(t, NULL);
-    return done;
-}
-
-static void close_consumer(void *arg)
-{
-    rd_kafka_t *k = arg;
+    wrk_stop_step("the consumer's close");
     rd_kafka_consumer_close(k); /* runs the revoke callback: nothing left but to commit */
     rd_kafka_destroy(k);
-}
-
-static void free_committer(void *arg)
-{
-    wrk_committer_free(arg); /* and its producer */
-}
-
-/* Leaves at once when a bounded step did not end: the thread still in it may use w. */
-static void leave_now(wrk_worker *w, const char *what, int rc)
-{
-    wrk_logx(WRK_LOG_ERROR, "close_timeout", NULL, "worker %s: %s did not end within %d s (broker away?); leaving without it%s",
-            w->c->worker_id, what, CLOSE_MS / 1000,
-            w->k ? ", the group drops this member after its session timeout" : "");
-    if (w->beat_fd >= 0) unlink(w->c->heartbeat_path);
-    if (w->fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w->why);
-    fflush(NULL);
-    _exit(rc ? rc : 3);
 }
 
 int wrk_worker_loop(const wrk_config *c)
@@ -498,25 +413,30 @@ int wrk_worker_loop(const wrk_config *c)
         wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, err, sizeof err) < 0) {
-        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
+        bool stopped = wrk_stop_requested(); /* the start gave up because it was asked to */
+        wrk_logx(stopped ? WRK_LOG_INFO : WRK_LOG_ERROR, stopped ? "worker_leaving" : "start_failed",
+                 NULL, "%s%s", stopped ? "worker: stopped during start-up: " : "", err);
         if (w.k) rd_kafka_destroy(w.k);
         wrk_committer_free(w.cm);
         if (w.beat_fd >= 0) unlink(c->heartbeat_path);
-        return 1;
+        return stopped ? 0 : 1;
     }
     wrk_logx(WRK_LOG_INFO, "worker_started", NULL,
              "worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
              c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
              c->instance_id);
+    wrk_stop_step("the job loop");
     int rc = run(&w);
+    wrk_stop_begin(); /* the worker's own end is bounded too */
     if (!w.fatal)
         wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL, "worker %s: leaving group %s",
                  c->worker_id, c->group);
     w.leaving = true;
     if (wait_first_assignment(&w)) {
-        if (!bounded(close_consumer, w.k)) leave_now(&w, "the consumer's close", rc);
+        close_consumer(w.k);
         w.k = NULL;
     }
+    wrk_stop_step("the revoke's commit");
     wrk_commit_collect(&w, true);
     while (w.nparts) {
         wrk_part *p = w.parts[--w.nparts];
@@ -525,7 +445,8 @@ int wrk_worker_loop(const wrk_config *c)
     }
     free(w.parts);
     free(w.limbo);
-    if (!bounded(free_committer, w.cm)) leave_now(&w, "the producer's close", rc);
+    wrk_stop_step("the producer's close");
+    wrk_committer_free(w.cm);
     if (w.fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w.why);
     if (w.beat_fd >= 0) { /* a stopped worker is not alive: the probe must not say it is */
         close(w.beat_fd);

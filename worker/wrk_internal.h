@@ -142,11 +142,18 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
 
-/* Consume (wrk_consume.c): the worker's main loop; returns the process exit code.
- * wrk_signals_install comes first in the worker's start, so that a SIGTERM during the
- * seconds of start-up (zygotes, validator, self-check) is a stop, not a death by signal. */
-void wrk_signals_install(void);
+/* Stop (wrk_stop.c): SIGTERM/SIGINT are a stop, and a stop ends the process within
+ * grace + 25 s whatever it waits on (exit 3 past that, as a crash would). wrk_stop_install
+ * comes first in the worker's start, so that a SIGTERM during the seconds of start-up
+ * (zygotes, validator, self-check) is a stop, not a death by signal. wrk_stop_begin starts
+ * the bound (25 s) for the worker's own end; wrk_stop_step names what the stop waits on now
+ * (a string literal), for the log line if the bound is hit. */
+int wrk_stop_install(const wrk_config *c, char *err, size_t errlen);
 bool wrk_stop_requested(void);
+void wrk_stop_begin(void);
+void wrk_stop_step(const char *what);
+
+/* Consume (wrk_consume.c): the worker's main loop; returns the process exit code. */
 int wrk_worker_loop(const wrk_config *c);
 
 #endif

@@ -42,8 +42,8 @@ VALIDATE = os.environ.get("CODEQ_K8S_VALIDATE", os.path.join(ROOT, "scripts", "k
 # Sizing assumptions (docs/kubernetes.md): one zygote per slot, numpy preloaded, and the worker.
 ZYGOTE_MB = 200
 WORKER_MB = 100
-# After --grace-ms: the final commit (transaction.timeout.ms 10 s, worker/wrk_consume.c), the
-# consumer close with its revoke commit (10 s) and a flush (5 s).
+# After --grace-ms the worker ends its own stop within 25 s, whatever Kafka does (worker/wrk_stop.c,
+# STOP_SLACK_MS): the final commit, the consumer's and the producer's close.
 CLOSE_BUDGET_S = 25
 
 

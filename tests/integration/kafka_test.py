@@ -23,6 +23,17 @@ def require_broker(name):
         sys.exit(1)
 
 
+def dump_threads(pid, why):
+    """Every thread's stack of a process that did not end, so a failed run says where it waited."""
+    print(f"{why}; its threads:", flush=True)
+    try:
+        p = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                           capture_output=True, text=True, timeout=60)
+        print("\n".join(l for l in p.stdout.splitlines() if l.startswith(("Thread", "#"))), flush=True)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"(gdb: {e})", flush=True)
+
+
 class Setup:
     """Unique topics and group for one test run."""
 
@@ -65,6 +76,7 @@ class Setup:
         try:
             return w.wait(timeout=grace)
         except subprocess.TimeoutExpired:
+            dump_threads(w.pid, f"{self.name}: {wid} still running {grace:.0f} s after SIGTERM")
             w.kill()
             w.wait()
             return None
@@ -131,6 +143,14 @@ def stop_broker():
                        text=True, timeout=120)
     if p.returncode != 0:
         raise RuntimeError(f"broker stop failed: {p.stderr[-800:]}")
+
+
+def freeze_broker(frozen=True):
+    """SIGSTOP (a hung broker: connections accepted, nothing answered) or SIGCONT."""
+    p = subprocess.run(["bash", str(SRC / "scripts" / "kafka.sh"), "freeze" if frozen else "thaw"],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        raise RuntimeError(f"broker {'freeze' if frozen else 'thaw'} failed: {p.stderr[-800:]}")
 
 
 def exactly_once(results, audit, ids):

@@ -1,0 +1,122 @@
+"""Every stop has a bound, whatever it waits on (the CI of 3476476: a worker SIGTERMed with the
+broker down had not ended after 65 s). On the real broker, workers on their own topics and groups:
+
+  wedged     started with the test hook CODEQ_TEST_STOP_WEDGE naming one step of the stop, which
+             then never ends, as a librdkafka call that never returns would: the final commit,
+             the consumer's close, the producer's close. Each answers its jobs, gets SIGTERM and
+             must end with exit 3 within --grace-ms + 25 s, its log naming the step it waited
+             on, its heartbeat file removed.
+  clean      the same without the hook: exit 0, well within the bound.
+  start-up   a worker whose broker address has no broker, SIGTERMed while it retries
+             init_transactions: it must end within 10 s, exit 0, saying it stopped."""
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
+import kafka_test as kt  # noqa: E402
+
+NAME = "stop"
+GRACE_MS = 2000
+BOUND_S = GRACE_MS / 1000 + 25
+SLACK_S = 5  # the test's own polling and a loaded machine's scheduling
+STEPS = {"final-commit": "the final commit", "consumer-close": "the consumer's close",
+         "producer-close": "the producer's close", "clean": None}
+F = Failures()
+kt.require_broker(NAME)
+
+
+def free_port():
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+def wait_exit(p, seconds):
+    t0 = time.monotonic()
+    while p.poll() is None and time.monotonic() - t0 < seconds:
+        time.sleep(0.1)
+    return p.poll(), time.monotonic() - t0
+
+
+def start_up_case():
+    """SIGTERM while init_transactions retries against a port where nothing listens."""
+    logdir = pathlib.Path(os.environ.get("CODEQ_TEST_LOGDIR", "/tmp"))
+    log_path = logdir / f"codeq-{NAME}-startup-{os.getpid()}.log"
+    with open(log_path, "w") as log:
+        p = subprocess.Popen([BIN, "worker", "-b", f"127.0.0.1:{free_port()}", "-g", f"{NAME}-startup",
+                              "--instance-id", "w1", "--grace-ms", str(GRACE_MS), *WORKER_ISOLATION_ARGS],
+                             stdout=log, stderr=subprocess.STDOUT)
+    try:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 90 and p.poll() is None and \
+                "init_transactions_retry" not in log_path.read_text(errors="replace"):
+            time.sleep(0.2)
+        seen = time.monotonic() - t0
+        retrying = "init_transactions_retry" in log_path.read_text(errors="replace")
+        F.check(retrying, f"start-up: the worker never said it retries init_transactions ({log_path})")
+        p.send_signal(15)
+        rc, took = wait_exit(p, 40)
+        text = log_path.read_text(errors="replace")
+        print(f"{NAME}: start-up: retrying after {seen:.1f} s; "
+              f"SIGTERM: exit {rc} after {took:.1f} s", flush=True)
+        F.check(rc == 0 and took <= 10, f"start-up: SIGTERM ended the worker after {took:.1f} s "
+                f"with exit {rc}; bound 10 s, exit 0 ({log_path})")
+        F.check("stopped during start-up" in text, "start-up: the log does not say it stopped")
+    finally:
+        if p.poll() is None:
+            kt.dump_threads(p.pid, f"{NAME}: start-up worker still running")
+            p.kill()
+            p.wait()
+
+
+setups, workers, beats = {}, {}, {}
+try:
+    for case, step in STEPS.items():
+        s = setups[case] = kt.Setup(f"{NAME}-{case}", 2)
+        beats[case] = s.logdir / "heartbeat"
+        if step:
+            os.environ["CODEQ_TEST_STOP_WEDGE"] = step
+        workers[case] = s.start("w1", "--slots", "2", "--grace-ms", str(GRACE_MS),
+                                "--heartbeat-file", str(beats[case]))
+        os.environ.pop("CODEQ_TEST_STOP_WEDGE", None)
+        s.produce_jobs([{"id": f"{case}-{i}", "code": f"print({i})"} for i in range(3)])
+    t0 = time.monotonic()
+    ready = set()
+    while time.monotonic() - t0 < 120 and len(ready) < len(STEPS):
+        time.sleep(0.5)
+        for case, s in setups.items():
+            if case not in ready and len({r["id"] for r in s.read("results")}) >= 3:
+                ready.add(case)
+    F.check(len(ready) == len(STEPS), f"jobs answered before the stop only in {sorted(ready)}")
+    t0 = time.monotonic()
+    for case in ready:
+        workers[case].send_signal(15)
+    for case in sorted(ready):
+        w, step = workers[case], STEPS[case]
+        rc, _ = wait_exit(w, BOUND_S + SLACK_S + 1 - (time.monotonic() - t0))
+        took = time.monotonic() - t0
+        log = (setups[case].logdir / "w1.log").read_text(errors="replace")
+        said = [line for line in log.splitlines() if '"event":"stop_timeout"' in line]
+        print(f"{NAME}: {case}: exit {rc} after {took:.1f} s; "
+              f"{said[0][said[0].find('the stop'):][:120] if said else 'no stop_timeout'}", flush=True)
+        if rc is None:
+            kt.dump_threads(w.pid, f"{NAME}: {case}: still running {took:.0f} s after SIGTERM")
+        if step:
+            F.check(rc == 3 and took <= BOUND_S + SLACK_S,
+                    f"{case}: exit {rc} after {took:.1f} s; wanted 3 within {BOUND_S:.0f} s")
+            F.check(len(said) == 1 and f"waiting on {step}" in said[0],
+                    f"{case}: the log does not name the step it waited on: {said}")
+        else:
+            F.check(rc == 0 and took <= 10 and not said,
+                    f"{case}: a stop with nothing wedged: exit {rc} after {took:.1f} s, {said}")
+        F.check(not beats[case].exists(), f"{case}: the heartbeat file outlived the worker")
+    start_up_case()
+finally:
+    for s in setups.values():
+        s.kill_all()
+F.finish(NAME)
