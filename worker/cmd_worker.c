@@ -384,14 +384,16 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         print_config(&c, &a, &s);
         return 0;
     }
-    if (fit_limits(&c) < 0) return 2;
-    wrk_config_finish(&c);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = s.worker_id ? s.worker_id : wid;
+    /* Before the first call to Kafka (fit_limits asks the broker): as pid 1 of a container,
+     * a process without a handler never even sees SIGTERM. */
     if (wrk_stop_install(&c, err, sizeof err) < 0) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
+    if (fit_limits(&c) < 0) return 2;
+    wrk_config_finish(&c);
     /* One zygote per slot starts now and comes up while the validator, the self-check (which
      * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
      * needs a zygote, fails with the reason. */
@@ -441,7 +443,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
                  c.group);
     else
         rc = wrk_worker_loop(&c);
+    wrk_stop_step("the HTTP server's stop");
     wrk_http_stop();
+    wrk_stop_step("the zygotes' shutdown");
     sbx_zygote_shutdown(); /* zygote mode: no zygote outlives the worker's loop */
     return rc;
 bad:

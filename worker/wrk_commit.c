@@ -300,8 +300,9 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
     return p;
 }
 
-/* init_transactions, repeated while it fails retriably, for up to budget_ms (0: until the
- * worker stops). Short calls, resumed, so that a stop is seen within seconds; 0 or -1 with err. */
+/* init_transactions, repeated while it fails retriably: at start for up to budget_ms, and
+ * not once a stop is asked for (short calls, resumed, so that it is seen within seconds); with
+ * budget_ms 0 (a rebuild) until the committer gives up. 0 or -1 with err. */
 static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t errlen)
 {
     uint64_t t0 = wrk_now_ms();
@@ -309,8 +310,9 @@ static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t err
         rd_kafka_error_t *e = rd_kafka_init_transactions(cm->p, INIT_CALL_MS);
         if (!e) return 0;
         uint64_t give_up = cm->give_up_at, now = wrk_now_ms();
-        bool retry = rd_kafka_error_is_retriable(e) && (!budget_ms || now - t0 < budget_ms) &&
-                     (!give_up || now < give_up) && !wrk_stop_requested();
+        bool at_start = budget_ms > 0,
+             retry = rd_kafka_error_is_retriable(e) && (!at_start || now - t0 < budget_ms) &&
+                     (!give_up || now < give_up) && !(at_start && wrk_stop_requested());
         snprintf(err, errlen, "codeq: worker: init transactions (codeq-%.100s-%.100s): %s",
                  cm->c->group, cm->c->instance_id, rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
@@ -319,6 +321,7 @@ static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t err
             wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL,
                      "worker: %s (retrying, %lu s so far)", err, (unsigned long)((now - t0) / 1000));
         sleep_ms(1000);
+        if (at_start && wrk_stop_requested()) return -1; /* err: the last failure */
     }
 }
 

@@ -312,10 +312,12 @@ static void kill_all(wrk_worker *w, const char *why)
 /* Finish or kill in-flight work within the grace period, publish what finished. */
 static void shut_down(wrk_worker *w)
 {
-    uint64_t deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
+    /* From the signal (a drain may have come first); a worker giving up (exit 4) has no signal. */
+    uint64_t deadline = wrk_stop_grace_end();
+    if (!deadline) deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
     wrk_logx(WRK_LOG_INFO, "worker_stopping", NULL,
              "worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
-             w->running, w->c->grace_ms);
+             w->running, (int)(deadline > wrk_now_ms() ? deadline - wrk_now_ms() : 0));
     backpressure(w, true);
     wrk_commit_give_up_at(w, deadline + 10000); /* the final commit gets 10 s more */
     wrk_stop_step("the commit in flight");
@@ -413,6 +415,7 @@ int wrk_worker_loop(const wrk_config *c)
         wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, err, sizeof err) < 0) {
+        wrk_stop_begin(); /* the destroys below are bounded too */
         bool stopped = wrk_stop_requested(); /* the start gave up because it was asked to */
         wrk_logx(stopped ? WRK_LOG_INFO : WRK_LOG_ERROR, stopped ? "worker_leaving" : "start_failed",
                  NULL, "%s%s", stopped ? "worker: stopped during start-up: " : "", err);

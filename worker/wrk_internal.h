@@ -150,6 +150,9 @@ int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, 
  * (a string literal), for the log line if the bound is hit. */
 int wrk_stop_install(const wrk_config *c, char *err, size_t errlen);
 bool wrk_stop_requested(void);
+/* When the grace period of a requested stop ends (wrk_now_ms's clock), 0 if none was asked:
+ * every wait of the stop, a revoke's drain included, ends by then. */
+uint64_t wrk_stop_grace_end(void);
 void wrk_stop_begin(void);
 void wrk_stop_step(const char *what);
 

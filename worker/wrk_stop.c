@@ -12,6 +12,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@
 
 #define STOP_SLACK_MS 25000 /* beyond the grace period: the final commit, the close */
 
-static volatile sig_atomic_t stop_requested;
+static atomic_int stop_requested;   /* lock-free atomics may be used in a handler */
+static _Atomic uint64_t stop_at_ms; /* monotonic, the first signal's */
 static sem_t wake;
 static struct { /* copies: the watch may outlive the caller's configuration */
     int grace_ms;
@@ -31,17 +33,46 @@ static struct { /* copies: the watch may outlive the caller's configuration */
 static _Atomic(const char *) step = "the start-up";
 static char wedge[128]; /* CODEQ_TEST_STOP_WEDGE, a test hook: the step so named never ends */
 
+static uint64_t now_ms(void) /* wrk_now_ms's clock; clock_gettime is async-signal-safe */
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void on_stop(int sig)
 {
     (void)sig;
-    stop_requested = 1;
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&stop_at_ms, &none, now_ms());
+    atomic_store(&stop_requested, 1);
     sem_post(&wake);
 }
 
-static void sleep_until(const struct timespec *t)
+/* The last resort if even the log line blocks (stderr a full pipe nobody reads). */
+static void on_alarm(int sig)
 {
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) == EINTR) {
+    (void)sig;
+    _exit(3);
+}
+
+static void sleep_until(uint64_t ms)
+{
+    struct timespec t = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {
     }
+}
+
+/* The log line must not keep the process alive, as a thread stopped while it holds stderr's
+ * lock (in a write to a full pipe) would make it; a write of our own that blocks is cut by
+ * the alarm. The lock is recursive: held here, wrk_logx takes it again. */
+static bool lock_stderr(void)
+{
+    for (int i = 0; i < 100; i++) {
+        if (ftrylockfile(stderr) == 0) return true;
+        usleep(10000);
+    }
+    return false;
 }
 
 static void *watch(void *arg)
@@ -50,20 +81,22 @@ static void *watch(void *arg)
     while (sem_wait(&wake) < 0 && errno == EINTR) {
     }
     /* The first wake decides: a signal gives the grace period, the worker's own end does not. */
-    int bound_ms = (stop_requested ? cfg.grace_ms : 0) + STOP_SLACK_MS;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += bound_ms / 1000;
-    t.tv_nsec += (long)(bound_ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
-    sleep_until(&t);
-    wrk_logx(WRK_LOG_ERROR, "stop_timeout", NULL,
-             "worker %s: the stop did not end within %d ms (waiting on %s; broker away?): "
-             "leaving now; what was not committed runs again at the partitions' next owner",
-             cfg.worker_id, bound_ms, atomic_load(&step));
+    uint64_t grace_end = wrk_stop_grace_end();
+    int bound_ms = (grace_end ? cfg.grace_ms : 0) + STOP_SLACK_MS;
+    sleep_until((grace_end ? grace_end : now_ms()) + STOP_SLACK_MS);
     /* A stopped worker is not alive: the probe must not say it is. */
     if (cfg.heartbeat_path[0]) unlink(cfg.heartbeat_path);
-    fflush(NULL);
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(2);
+    if (lock_stderr()) {
+        wrk_logx(WRK_LOG_ERROR, "stop_timeout", NULL,
+                 "worker %s: the stop did not end within %d ms (waiting on %s; broker away?): "
+                 "leaving now; what was not committed runs again at the partitions' next owner",
+                 cfg.worker_id, bound_ms, atomic_load(&step));
+        funlockfile(stderr);
+    }
     _exit(3);
     return NULL;
 }
@@ -103,7 +136,13 @@ int wrk_stop_install(const wrk_config *c, char *err, size_t errlen)
 
 bool wrk_stop_requested(void)
 {
-    return stop_requested;
+    return atomic_load(&stop_requested);
+}
+
+uint64_t wrk_stop_grace_end(void)
+{
+    uint64_t at = atomic_load(&stop_at_ms);
+    return at ? at + (uint64_t)cfg.grace_ms : 0;
 }
 
 void wrk_stop_begin(void)
