@@ -312,9 +312,7 @@ static void kill_all(wrk_worker *w, const char *why)
 /* Finish or kill in-flight work within the grace period, publish what finished. */
 static void shut_down(wrk_worker *w)
 {
-    /* From the signal (a drain may have come first); a worker giving up (exit 4) has no signal. */
-    uint64_t deadline = wrk_stop_grace_end();
-    if (!deadline) deadline = wrk_now_ms() + (uint64_t)w->c->grace_ms;
+    uint64_t deadline = wrk_stop_grace_end(); /* from the signal: a drain may have come first */
     wrk_logx(WRK_LOG_INFO, "worker_stopping", NULL,
              "worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
              w->running, (int)(deadline > wrk_now_ms() ? deadline - wrk_now_ms() : 0));
@@ -333,6 +331,7 @@ static void shut_down(wrk_worker *w)
         }
     }
     wrk_stop_step("running jobs");
+    wrk_slots_service(w, 0); /* what finished meanwhile is answered, even with no grace left */
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
         wrk_slots_service(w, 50);
         rd_kafka_consumer_poll(w->k, 0);
@@ -360,6 +359,8 @@ static int run(wrk_worker *w)
         report(w, &next_report);
         watchdog(w, &next_watch);
     }
+    if (!w->fatal && !wrk_stop_requested())
+        wrk_stop_begin(true, 4); /* giving up: the host cannot run jobs, they get the grace */
     if (!w->fatal) shut_down(w);
     if (w->fatal) kill_all(w, w->why);
     return w->fatal ? 3 : w->gave_up ? 4 : 0;
@@ -415,8 +416,8 @@ int wrk_worker_loop(const wrk_config *c)
         wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||
         wrk_committer_start(w.cm, err, sizeof err) < 0) {
-        wrk_stop_begin(); /* the destroys below are bounded too */
         bool stopped = wrk_stop_requested(); /* the start gave up because it was asked to */
+        wrk_stop_begin(false, stopped ? 0 : 1); /* the destroys below are bounded too */
         wrk_logx(stopped ? WRK_LOG_INFO : WRK_LOG_ERROR, stopped ? "worker_leaving" : "start_failed",
                  NULL, "%s%s", stopped ? "worker: stopped during start-up: " : "", err);
         if (w.k) rd_kafka_destroy(w.k);
@@ -430,7 +431,7 @@ int wrk_worker_loop(const wrk_config *c)
              c->instance_id);
     wrk_stop_step("the job loop");
     int rc = run(&w);
-    wrk_stop_begin(); /* the worker's own end is bounded too */
+    if (w.fatal) wrk_stop_begin(false, 3); /* the worker's own end is bounded too */
     if (!w.fatal)
         wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL, "worker %s: leaving group %s",
                  c->worker_id, c->group);

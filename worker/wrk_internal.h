@@ -146,14 +146,16 @@ int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, 
  * grace + 25 s whatever it waits on (exit 3 past that, as a crash would). wrk_stop_install
  * comes first in the worker's start, so that a SIGTERM during the seconds of start-up
  * (zygotes, validator, self-check) is a stop, not a death by signal. wrk_stop_begin starts
- * the bound (25 s) for the worker's own end; wrk_stop_step names what the stop waits on now
- * (a string literal), for the log line if the bound is hit. */
+ * the bound for the worker's own end, ending with rc past it: 25 s, after the grace period if
+ * grace (a worker giving up lets its jobs finish); it does nothing once a stop or end began.
+ * wrk_stop_step names what the stop waits on now (a string literal), for the log line if the
+ * bound is hit. */
 int wrk_stop_install(const wrk_config *c, char *err, size_t errlen);
 bool wrk_stop_requested(void);
-/* When the grace period of a requested stop ends (wrk_now_ms's clock), 0 if none was asked:
- * every wait of the stop, a revoke's drain included, ends by then. */
+/* When the grace period of a stop ends (wrk_now_ms's clock), 0 if none began: every wait of
+ * the stop, a revoke's drain included, ends by then. */
 uint64_t wrk_stop_grace_end(void);
-void wrk_stop_begin(void);
+void wrk_stop_begin(bool grace, int rc);
 void wrk_stop_step(const char *what);
 
 /* Consume (wrk_consume.c): the worker's main loop; returns the process exit code. */

@@ -2,9 +2,10 @@
  * within grace + STOP_SLACK_MS of the signal (or STOP_SLACK_MS after the worker's own end
  * began: a fatal error, a host fault), whatever a step of the stop waits on: a transactional
  * call or the consumer's close with the broker away, an init_transactions still retrying at
- * start-up, a producer's destroy. Past the bound it leaves as a crash would (exit 3): what it
- * had not committed runs again at the partitions' next owner, its jobs die with it
- * (PR_SET_PDEATHSIG), and the next start sweeps their cgroups and staging directories.
+ * start-up, a producer's destroy. Past the bound it leaves as a crash would (exit 3, or the
+ * own end's code): what it had not committed runs again at the partitions' next owner, its
+ * jobs die with it (PR_SET_PDEATHSIG), and the next start sweeps their cgroups and staging
+ * directories.
  * The bound is kept by a thread started with the handlers; a signal wakes it through a
  * semaphore, the one wake-up a handler may do. */
 #include <errno.h>
@@ -24,7 +25,8 @@
 #define STOP_SLACK_MS 25000 /* beyond the grace period: the final commit, the close */
 
 static atomic_int stop_requested;   /* lock-free atomics may be used in a handler */
-static _Atomic uint64_t stop_at_ms; /* monotonic, the first signal's */
+static _Atomic uint64_t stop_at_ms; /* monotonic: the first signal's, or a graced own end's */
+static atomic_int exit_code = 3;    /* past the bound: a crash, or the own end's own code */
 static sem_t wake;
 static struct { /* copies: the watch may outlive the caller's configuration */
     int grace_ms;
@@ -53,7 +55,7 @@ static void on_stop(int sig)
 static void on_alarm(int sig)
 {
     (void)sig;
-    _exit(3);
+    _exit(atomic_load(&exit_code));
 }
 
 static void sleep_until(uint64_t ms)
@@ -97,7 +99,7 @@ static void *watch(void *arg)
                  cfg.worker_id, bound_ms, atomic_load(&step));
         funlockfile(stderr);
     }
-    _exit(3);
+    _exit(atomic_load(&exit_code));
     return NULL;
 }
 
@@ -131,6 +133,13 @@ int wrk_stop_install(const wrk_config *c, char *err, size_t errlen)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* A mask inherited across exec must not silence the stop or the watch's alarm. */
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, SIGTERM);
+    sigaddset(&ours, SIGINT);
+    sigaddset(&ours, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
     return 0;
 }
 
@@ -145,8 +154,12 @@ uint64_t wrk_stop_grace_end(void)
     return at ? at + (uint64_t)cfg.grace_ms : 0;
 }
 
-void wrk_stop_begin(void)
+void wrk_stop_begin(bool grace, int rc)
 {
+    static atomic_int begun;
+    if (wrk_stop_requested() || atomic_exchange(&begun, 1)) return; /* the first end decides */
+    atomic_store(&exit_code, rc);
+    if (grace) atomic_store(&stop_at_ms, now_ms());
     sem_post(&wake);
 }
 

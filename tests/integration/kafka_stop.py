@@ -14,13 +14,13 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              init_transactions: it must end within 10 s, exit 0, saying it stopped."""
 import os
 import pathlib
-import socket
+import re
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
+from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures, free_port, http_get  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 NAME = "stop"
@@ -31,12 +31,6 @@ STEPS = {"final-commit": "the final commit", "consumer-close": "the consumer's c
          "producer-close": "the producer's close", "clean": None}
 F = Failures()
 kt.require_broker(NAME)
-
-
-def free_port():
-    with socket.socket() as so:
-        so.bind(("127.0.0.1", 0))
-        return so.getsockname()[1]
 
 
 def wait_exit(p, seconds):  # (exit code or None, seconds waited)
@@ -77,10 +71,18 @@ def start_up_case():
             p.wait()
 
 
+def running(metrics):
+    status, text = http_get(metrics)
+    m = re.search(r"^codeq_jobs_running (\d+)", text, re.M) if status == 200 else None
+    return int(m.group(1)) if m else -1
+
+
 def drain_case():
     """SIGTERM while a revoke drains: the drain must not outlast the stop's grace period."""
     s = setups["drain"] = kt.Setup(f"{NAME}-drain", 2)
-    s.start("w1", "--slots", "2", "--grace-ms", str(GRACE_MS), "--drain-ms", "60000")
+    metrics = f"http://127.0.0.1:{free_port()}/metrics"
+    s.start("w1", "--slots", "2", "--grace-ms", str(GRACE_MS), "--drain-ms", "60000",
+            "--http", metrics[len("http://"):-len("/metrics")])
     s.produce_jobs([{"id": "drain-ready", "code": "print(1)"}])
     ok = len(s.wait_results(["drain-ready"], 90)) > 0
     F.check(ok, "drain: the first worker never answered")
@@ -89,14 +91,19 @@ def drain_case():
     for part in (0, 1):
         s.produce_jobs([{"id": f"drain-long-{part}", "code": "import time\ntime.sleep(40)",
                          "limits": {"wall_ms": 50000}}], partition=part)
-    time.sleep(3)  # both started
+    # The premise, checked: both 40 s jobs run when the partition goes, so its drain has one.
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and running(metrics) < 2:
+        time.sleep(0.2)
+    both = time.monotonic()
+    F.check(running(metrics) == 2, "drain: the two long jobs never ran at once")
     s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
     log = s.logdir / "w1.log"
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 60 and "revoked partitions" not in log.read_text(errors="replace"):
+    revoked = None
+    while time.monotonic() - both < 30 and not revoked:
+        revoked = re.search(r"revoked partitions \[\d", log.read_text(errors="replace"))
         time.sleep(0.2)
-    revoked = "revoked partitions" in log.read_text(errors="replace")
-    F.check(revoked, "drain: the first worker never gave a partition up")
+    F.check(revoked, "drain: the first worker gave no partition up within 30 s of the jobs' start")
     if not revoked:
         return
     time.sleep(1)  # inside the drain
