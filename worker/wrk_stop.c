@@ -35,23 +35,15 @@ static struct { /* copies: the watch may outlive the caller's configuration */
 static _Atomic(const char *) step = "the start-up";
 static char wedge[128]; /* CODEQ_TEST_STOP_WEDGE, a test hook: the step so named never ends */
 
-static uint64_t now_ms(void) /* wrk_now_ms's clock; clock_gettime is async-signal-safe */
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void on_stop(int sig)
 {
     (void)sig;
     uint64_t none = 0;
-    atomic_compare_exchange_strong(&stop_at_ms, &none, now_ms());
+    atomic_compare_exchange_strong(&stop_at_ms, &none, wrk_now_ms()); /* clock_gettime: safe here */
     atomic_store(&stop_requested, 1);
     sem_post(&wake);
 }
 
-/* The last resort if even the log line blocks (stderr a full pipe nobody reads). */
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -65,18 +57,6 @@ static void sleep_until(uint64_t ms)
     }
 }
 
-/* The log line must not keep the process alive, as a thread stopped while it holds stderr's
- * lock (in a write to a full pipe) would make it; a write of our own that blocks is cut by
- * the alarm. The lock is recursive: held here, wrk_logx takes it again. */
-static bool lock_stderr(void)
-{
-    for (int i = 0; i < 100; i++) {
-        if (ftrylockfile(stderr) == 0) return true;
-        usleep(10000);
-    }
-    return false;
-}
-
 static void *watch(void *arg)
 {
     (void)arg;
@@ -85,20 +65,19 @@ static void *watch(void *arg)
     /* The first wake decides: a signal gives the grace period, the worker's own end does not. */
     uint64_t grace_end = wrk_stop_grace_end();
     int bound_ms = (grace_end ? cfg.grace_ms : 0) + STOP_SLACK_MS;
-    sleep_until((grace_end ? grace_end : now_ms()) + STOP_SLACK_MS);
+    sleep_until((grace_end ? grace_end : wrk_now_ms()) + STOP_SLACK_MS);
     /* A stopped worker is not alive: the probe must not say it is. */
     if (cfg.heartbeat_path[0]) unlink(cfg.heartbeat_path);
+    /* The log line must not keep the process alive: stderr's lock held by a stuck thread, or
+     * a write to a full pipe nobody reads, would. The alarm ends it then. */
     struct sigaction sa = {.sa_handler = on_alarm};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGALRM, &sa, NULL);
     alarm(2);
-    if (lock_stderr()) {
-        wrk_logx(WRK_LOG_ERROR, "stop_timeout", NULL,
-                 "worker %s: the stop did not end within %d ms (waiting on %s; broker away?): "
-                 "leaving now; what was not committed runs again at the partitions' next owner",
-                 cfg.worker_id, bound_ms, atomic_load(&step));
-        funlockfile(stderr);
-    }
+    wrk_logx(WRK_LOG_ERROR, "stop_timeout", NULL,
+             "worker %s: the stop did not end within %d ms (waiting on %s; broker away?): "
+             "leaving now; what was not committed runs again at the partitions' next owner",
+             cfg.worker_id, bound_ms, atomic_load(&step));
     _exit(atomic_load(&exit_code));
     return NULL;
 }
@@ -159,7 +138,7 @@ void wrk_stop_begin(bool grace, int rc)
     static atomic_int begun;
     if (wrk_stop_requested() || atomic_exchange(&begun, 1)) return; /* the first end decides */
     atomic_store(&exit_code, rc);
-    if (grace) atomic_store(&stop_at_ms, now_ms());
+    if (grace) atomic_store(&stop_at_ms, wrk_now_ms());
     sem_post(&wake);
 }
 
