@@ -11,7 +11,11 @@
  * into new pid/mount/ipc/uts namespaces as a copy, which forks the main process (a copy) and
  * reaps it, as today; against an init cloned with CLONE_VM | CLONE_VFORK (sharing this
  * process's memory, posix_spawn's way), which forks the main process and execs the first
- * HELPER from a memfd, the helper reaping it.
+ * HELPER from a memfd, the helper reaping it. Then the same two shapes with the supervisor
+ * counted in (the zygote's fork of it, the job's processes below it), beside a third: the
+ * supervisor forked into a new pid namespace, its pid 1, forking the main process straight
+ * into new mount/ipc/uts namespaces and reaping it itself — two processes per job, both
+ * copies, and no init.
  * With -g POLICY the address space is a zygote's for that policy, set up by the zygote's own
  * code (sbx_zy_py_init): the policy's modules preloaded (unless -i names others), its guard
  * prepared once, gc.freeze() — the guard's preparation alone adds ~1.5-3.5 MB.
@@ -163,15 +167,86 @@ static int helper_load(const char *path)
     return rc;
 }
 
-/* One job's processes started and reaped one way or the other; 0, or -1 with a message. */
-static int one_job(bool vfork_init)
+enum job_shape { SHAPE_COPY, SHAPE_VFORK, SHAPE_SUP_COPY, SHAPE_SUP_VFORK, SHAPE_SUP_INIT, SHAPES };
+
+static const char *const shape_names[SHAPES] = {
+    "job: init a copy, main a copy",
+    "job: vfork init, main a copy, helper",
+    "sup + job: init a copy, main a copy",
+    "sup + job: vfork init, main a copy, helper",
+    "sup pid 1 (new pid ns) + main a copy",
+};
+
+/* The job's init one way or the other; -1 with errno. */
+static pid_t job_init(bool vfork_init)
 {
-    pid_t init = vfork_init ? job_init_vfork() : job_init_copy();
-    if (init < 0) {
-        fprintf(stderr, "codeq: copy_cost_bench: clone(init): %s\n", strerror(errno));
+    return vfork_init ? job_init_vfork() : job_init_copy();
+}
+
+/* The supervisor as the job's init: the zygote forks it into a new pid namespace (ahead of
+ * the job in the real thing), it forks the main process into the other namespaces and reaps
+ * it. */
+static pid_t sup_as_init(void)
+{
+    pid_t sup = fork_like(CLONE_NEWPID);
+    if (sup == 0) {
+        pid_t main_pid = fork_like(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
+        if (main_pid == 0) {
+            init_first_steps();
+            _exit(0);
+        }
+        _exit(main_pid < 0 || reap_ok(main_pid, "the job's main") < 0 ? 92 : 0);
+    }
+    return sup;
+}
+
+/* The main process forked by a supervisor that is already pid 1 of its namespace: what is
+ * left on a job's path in that shape. One such supervisor forks and reaps n of them. */
+static int mains_from_a_ready_init(int n)
+{
+    pid_t sup = fork_like(CLONE_NEWPID);
+    if (sup == 0) {
+        for (int i = 0; i < n; i++) {
+            pid_t main_pid = fork_like(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
+            if (main_pid == 0) {
+                init_first_steps();
+                _exit(0);
+            }
+            if (main_pid < 0 || reap_ok(main_pid, "the job's main") < 0)
+                _exit(94);
+        }
+        _exit(0);
+    }
+    if (sup < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: clone(CLONE_NEWPID): %s\n", strerror(errno));
         return -1;
     }
-    return reap_ok(init, "the job's init");
+    return reap_ok(sup, "the supervisor as pid 1");
+}
+
+/* The supervisor as a plain fork of the zygote, running the job's init below it. */
+static pid_t sup_then_init(bool vfork_init)
+{
+    pid_t sup = fork_like(0);
+    if (sup == 0) {
+        pid_t init = job_init(vfork_init);
+        _exit(init < 0 || reap_ok(init, "the job's init") < 0 ? 93 : 0);
+    }
+    return sup;
+}
+
+/* One job's processes started and reaped in the given shape; 0, or -1 with a message. */
+static int one_job(enum job_shape shape)
+{
+    pid_t pid = shape == SHAPE_COPY || shape == SHAPE_VFORK ? job_init(shape == SHAPE_VFORK)
+                : shape == SHAPE_SUP_INIT                   ? sup_as_init()
+                                                            : sup_then_init(shape == SHAPE_SUP_VFORK);
+    if (pid < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: clone(%s): %s\n", shape_names[shape],
+                strerror(errno));
+        return -1;
+    }
+    return reap_ok(pid, shape_names[shape]);
 }
 
 /* Mappings and anonymous resident memory of this process: the shape a fork copies. */
@@ -286,14 +361,21 @@ int main(int argc, char **argv)
                    helper ? helper : "fork of this process", (cpu_ms() - c0) / n,
                    (bench_now_ms() - w0) / n);
         }
-        for (int k = 0; jobs && k < 2; k++) {
+        for (int k = 0; jobs && k < SHAPES; k++) {
             double c0 = cpu_ms(), w0 = bench_now_ms();
             for (int i = 0; i < n; i++)
-                if (one_job(k == 1) < 0)
+                if (one_job((enum job_shape)k) < 0)
                     return 1;
-            printf("round %d  %-40s %.3f ms CPU, %.3f ms wall per job\n", r + 1,
-                   k == 0 ? "job: init a copy, main a copy" : "job: vfork init, main a copy, helper",
+            printf("round %d  %-42s %.3f ms CPU, %.3f ms wall per job\n", r + 1, shape_names[k],
                    (cpu_ms() - c0) / n, (bench_now_ms() - w0) / n);
+        }
+        if (jobs) {
+            double c0 = cpu_ms(), w0 = bench_now_ms();
+            if (mains_from_a_ready_init(n) < 0)
+                return 1;
+            printf("round %d  %-42s %.3f ms CPU, %.3f ms wall per job\n", r + 1,
+                   "path: main a copy, from a ready pid 1", (cpu_ms() - c0) / n,
+                   (bench_now_ms() - w0) / n);
         }
     }
     return 0;
