@@ -191,7 +191,7 @@ static int sbx_cg1_ahead(const char *parent, char *why, size_t whylen)
         return -1;
     }
     char name[sizeof sbx_cg1_ahead_name];
-    snprintf(name, sizeof name, "%s/job-%d-%u", parent, (int)getpid(),
+    snprintf(name, sizeof name, "%s/job-%d-%u", parent, (int)sbx_pid(),
              atomic_fetch_add(&sbx_cg1_seq, 1));
     return sbx_cgroup_create_ahead(sbx_cg1_describe(name, NULL), name, sbx_cg1_ahead_name,
                                    sizeof sbx_cg1_ahead_name, why, whylen);
@@ -222,7 +222,7 @@ static int sbx_cg1_make(sbx_proc *p, sbx_cg1 *g)
     if (ahead)
         snprintf(g->name, sizeof g->name, "%s", sbx_cg1_ahead_name);
     else
-        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", p->cgroup_parent, (int)getpid(),
+        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", p->cgroup_parent, (int)sbx_pid(),
                  atomic_fetch_add(&sbx_cg1_seq, 1));
     sbx_cg1_ahead_name[0] = '\0';
     g->cg = sbx_cg1_describe(g->name, &p->limits);

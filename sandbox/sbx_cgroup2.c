@@ -268,7 +268,7 @@ static int sbx_cg2_ahead(const char *parent, char *why, size_t whylen)
     if (sbx_cg2_ready(parent, why, whylen) < 0)
         return -1;
     char name[1200];
-    snprintf(name, sizeof name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
+    snprintf(name, sizeof name, "%s/job-%d-%u", sbx_cg2_own, (int)sbx_pid(),
              atomic_fetch_add(&sbx_cg2_seq, 1));
     return sbx_cgroup_create_ahead(sbx_cg2_describe(name, NULL), name, sbx_cg2_ahead_name,
                                    sizeof sbx_cg2_ahead_name, why, whylen);
@@ -298,7 +298,7 @@ static int sbx_cg2_create(sbx_proc *p)
     if (ahead)
         snprintf(g->name, sizeof g->name, "%s", sbx_cg2_ahead_name);
     else
-        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", sbx_cg2_own, (int)getpid(),
+        snprintf(g->name, sizeof g->name, "%s/job-%d-%u", sbx_cg2_own, (int)sbx_pid(),
                  atomic_fetch_add(&sbx_cg2_seq, 1));
     sbx_cg2_ahead_name[0] = '\0';
     snprintf(g->dir, sizeof g->dir, SBX_CG2_MOUNT "/%s", g->name);

@@ -54,8 +54,21 @@ int sbx_fail(sbx_proc *p, int err, const char *fmt, ...)
     return -1;
 }
 
-/* In the child: one atomic message to the parent; the caller then _exit()s. */
-int sbx_child_fail(const sbx_proc *p, int err, ...)
+/* A failure a child reported, recorded unless one was already. */
+void sbx_fail_reported(sbx_proc *p, const sbx_report *r)
+{
+    if (p->failed)
+        return;
+    memcpy(p->res.message, r->msg, sizeof r->msg);
+    p->res.status = SBX_INTERNAL;
+    p->res.unstarted = r->setup != 0;
+    p->failed = true;
+}
+
+/* In the child: one atomic message to the parent; the caller then _exit()s. A layer's
+ * leave_init hook also runs in a supervisor that is the job's pid 1 (sbx_spawn.c), which has
+ * no report pipe: there the failure is recorded as sbx_fail records it. */
+int sbx_child_fail(sbx_proc *p, int err, ...)
 {
     const char *parts[8];
     int k = 0;
@@ -72,6 +85,10 @@ int sbx_child_fail(const sbx_proc *p, int err, ...)
     bool full = err == ENOSPC || err == EDQUOT || err == EFBIG;
     sbx_report r = {.kind = SBX_REPORT_FAIL, .setup = p->setting_up && !full};
     sbx_errfmt(r.msg, sizeof r.msg, err, parts);
+    if (p->report_wr < 0) {
+        sbx_fail_reported(p, &r);
+        return -1;
+    }
     /* Nothing to do if this fails: the parent then sees an init without a report. */
     ssize_t w = write(p->report_wr, &r, sizeof r);
     (void)w;
@@ -83,4 +100,12 @@ uint64_t sbx_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+bool sbx_self_init;
+pid_t sbx_self_pid;
+
+pid_t sbx_pid(void)
+{
+    return sbx_self_pid ? sbx_self_pid : getpid();
 }

@@ -219,9 +219,20 @@ static int sbx_fs_enter_init(sbx_proc *p)
     return sbx_fs_pivot(p);
 }
 
-/* The init, once every process of the job is gone: nothing can change /work any more. */
+/* The init, once every process of the job is gone: nothing can change /work any more. A
+ * supervisor that is the job's pid 1 copies from the descriptor of /work the main process sent
+ * it, outside the job's root: copy-out opens one name at a time, never following a symlink
+ * (sbx_files.c), so it reads the same files from anywhere. */
 static int sbx_fs_leave_init(sbx_proc *p)
 {
+    if (p->self_init) {
+        int out = open(p->fs_out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (out < 0)
+            return sbx_child_fail(p, errno, "open(staging out/)", NULL);
+        int rc = sbx_files_copy_out(p, p->work_fd, out, &p->artifacts_skipped);
+        close(out);
+        return rc;
+    }
     int work = open("/work", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (work < 0)
         return sbx_child_fail(p, errno, "open(/work)", NULL);

@@ -15,6 +15,11 @@
  * exit status repeats it (code, or 128 + signal). The kernel's kill-on-init-exit remains
  * the backstop.
  *
+ * In a zygote, the supervisor is the job's pid 1 itself (sbx_self_init; docs/zygote.md, item
+ * 10): there is no init. The main process takes the init's steps before it runs the job
+ * (sbx_init_self_main), sends the supervisor its /work and mount namespace, and the supervisor
+ * kills, reaps and copies out with the functions below (sbx_spawn.c).
+ *
  * Cloned from a possibly multi-threaded worker, this code uses syscalls only: no malloc, no
  * stdio, and clone() rather than fork() for the main process, because fork() would take
  * glibc locks that another worker thread may have held at the time of our clone. In zygote
@@ -28,8 +33,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,14 +171,7 @@ static pid_t sbx_init_fork_main(sbx_proc *p)
     return pid;
 }
 
-typedef struct {
-    pid_t pid;
-    bool exited;
-    int status;
-    int sigsys; /* reaped processes the seccomp filter killed (the main, orphans) */
-} sbx_init_main_proc;
-
-static void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
+void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
 {
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
         m->sigsys++;
@@ -206,7 +206,7 @@ static int sbx_init_supervise(sbx_proc *p, sbx_init_main_proc *m, int sigfd)
 
 /* Kills every other process of the namespace and reaps them all, so that the rusage the
  * parent gets from wait4() covers them and nothing outlives the init. */
-static void sbx_init_kill_all(sbx_init_main_proc *m)
+void sbx_init_kill_all(sbx_init_main_proc *m)
 {
     /* kill(-1) outside a pid namespace of our own would hit the host: never. */
     if (getpid() != 1)
@@ -242,16 +242,60 @@ static int sbx_init_sigchld(sbx_proc *p)
     return fd;
 }
 
+/* The steps before the job's main process exists: a clean process, its cgroup and network,
+ * its descriptors, the go; then the init's own signalfd (sigfd non-NULL) and the layers. */
+static int sbx_init_enter(sbx_proc *p, int *sigfd)
+{
+    if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_cgroup_join(p) < 0 ||
+        sbx_net_join(p) < 0 || sbx_init_fds(p) < 0 || sbx_init_wait_go(p) < 0 ||
+        (sigfd && (*sigfd = sbx_init_sigchld(p)) < 0))
+        return -1;
+    return sbx_layers_enter_init(p);
+}
+
+/* Self-init: the job's /work and mount namespace to the supervisor, on the control socket,
+ * before the job's code can run. The supervisor copies the artifacts out of /work once the job
+ * is dead, from outside the namespace (sbx_fs.c), and holds the namespace until its teardown,
+ * so that taking it down is not on the job's path. */
+static int sbx_init_send_work(sbx_proc *p)
+{
+    int fds[2] = {open("/work", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+                  open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
+    if (fds[0] < 0 || fds[1] < 0)
+        return sbx_child_fail(p, errno, fds[0] < 0 ? "open(/work)" : "open(/proc/self/ns/mnt)",
+                              NULL);
+    char byte = 'w', ctl[CMSG_SPACE(sizeof fds)];
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = sizeof ctl};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    *c = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof fds), .cmsg_level = SOL_SOCKET,
+                          .cmsg_type = SCM_RIGHTS};
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n = sendmsg(SBX_FD_CTL, &m, MSG_NOSIGNAL);
+    int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return n == 1 ? 0 : sbx_child_fail(p, n < 0 ? err : EIO, "sendmsg(/work to the supervisor)", NULL);
+}
+
+/* The job's main process when the supervisor is the job's pid 1 (sbx_self_init): it makes the
+ * init's steps itself, then goes on as the main process. Zygote mode only (fork-like). */
+int sbx_init_self_main(void *arg)
+{
+    sbx_proc *p = arg;
+    if (sbx_init_enter(p, NULL) < 0 || sbx_init_send_work(p) < 0)
+        _exit(SBX_MAIN_FAILED);
+    return sbx_init_job_main(p);
+}
+
 int sbx_init_main(void *arg)
 {
     sbx_proc *p = arg;
     int sigfd = -1;
     if (p->init_on_stack) /* on the lower half of p->stack (sbx_spawn) */
         sbx_init_asan_stack(p->stack, SBX_STACK_SIZE);
-    if (sbx_init_signals(p) < 0 || sbx_init_session(p) < 0 || sbx_cgroup_join(p) < 0 ||
-        sbx_net_join(p) < 0 || sbx_init_fds(p) < 0 ||
-        sbx_init_wait_go(p) < 0 || (sigfd = sbx_init_sigchld(p)) < 0 ||
-        sbx_layers_enter_init(p) < 0)
+    if (sbx_init_enter(p, &sigfd) < 0)
         _exit(SBX_INIT_FAILED);
 
     char *main_stack_top = (char *)p->stack + 2 * SBX_STACK_SIZE;

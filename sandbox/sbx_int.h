@@ -5,9 +5,11 @@
  *   prepare      parent, before clone: create what the child will need (dirs, pipes, argv)
  *   from_parent  parent, after clone, before the init is let go (cgroup attach, if not born
  *                in it)
- *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process
+ *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process;
+ *                with a supervisor as the job's pid 1 (sbx_self_init), the main process first
  *   enter_main   the job's main process, just before execve (seccomp is last here)
- *   leave_init   the init, once every other process of the job is dead (artifacts out)
+ *   leave_init   the init, once every other process of the job is dead (artifacts out); or
+ *                the supervisor that is the job's pid 1, once it has reaped them all
  *   account      parent, before the verdict, once the init is reaped or — in a zygote, with
  *                a cgroup — has reported the main's end (cgroup usage, OOM, artifacts)
  *   collect      parent, after the init is reaped, in reverse order (close, remove); the
@@ -74,6 +76,14 @@ typedef struct {
 _Static_assert(sizeof(sbx_report) <= PIPE_BUF, "report writes must stay atomic");
 
 typedef struct sbx_cgroup_ops sbx_cgroup_ops;
+
+/* The job's main process as whoever reaps it sees it (sbx_init.c). */
+typedef struct {
+    pid_t pid;
+    bool exited;
+    int status;
+    int sigsys; /* reaped processes the seccomp filter killed (the main, orphans) */
+} sbx_init_main_proc;
 
 typedef struct {
     int fd;          /* parent's read end, -1 once at EOF */
@@ -157,7 +167,8 @@ struct sbx_proc {
     sbx_stream out, err;
 
     /* sbx_spawn.c */
-    pid_t pid;               /* the init, in our pid namespace; 0 before clone */
+    pid_t pid;               /* the init (self_init: the main process), in our pid namespace;
+                                0 before clone */
     int pidfd;
     int ctl_rd, ctl_wr;      /* socketpair: go, then stop; EOF means the worker is gone */
     int report_rd, report_wr;
@@ -184,6 +195,13 @@ struct sbx_proc {
     uint64_t zy_deadline_ms; /* the worker gives up on the zygote's answer here */
     bool remote;             /* the worker's proc of a zygote job */
     bool inproc;
+    /* A zygote's supervisor that is pid 1 of the job's pid namespace (sbx_self_init): there is
+     * no init. The supervisor forks the main process, which does the init's steps itself
+     * (sbx_init_self_main), and reaps the job itself (sbx_spawn.c); `pid` is the main's. */
+    bool self_init;
+    sbx_init_main_proc self; /* self_init: the main process and what the reaping saw */
+    int sigfd;               /* self_init: SIGCHLD, blocked in the supervisor */
+    int work_fd, mntns_fd;   /* self_init: the job's /work and mount namespace, from main */
 };
 
 /* Zygote mode, inside the zygote process (sbx_zygote_py.c sets these): the interpreter's fork
@@ -196,6 +214,13 @@ typedef struct {
     void (*run_main)(sbx_proc *p);
 } sbx_inproc_hooks;
 extern const sbx_inproc_hooks *sbx_inproc;
+
+/* True in a zygote's supervisor forked into a pid namespace of its own (sbx_zygote_serve.c):
+ * its jobs run with it as their pid 1. sbx_pid() is then its pid in the zygote's namespace,
+ * which names what it makes (cgroups) for the zygote's sweep; elsewhere getpid(). */
+extern bool sbx_self_init;
+extern pid_t sbx_self_pid;
+pid_t sbx_pid(void);
 
 /* sbx_zygote.c: the worker's side of a zygote job (sbx_proc.c calls these when zy is set). */
 int sbx_zygote_start(sbx_proc *p, const sbx_config *c, const sbx_job *job);
@@ -349,7 +374,8 @@ int sbx_layers_leave_init(sbx_proc *p);
 /* sbx_err.c */
 void sbx_errfmt(char *dst, size_t n, int err, const char *const *parts);
 int sbx_fail(sbx_proc *p, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int sbx_child_fail(const sbx_proc *p, int err, ...) __attribute__((sentinel));
+int sbx_child_fail(sbx_proc *p, int err, ...) __attribute__((sentinel));
+void sbx_fail_reported(sbx_proc *p, const sbx_report *r);
 uint64_t sbx_now_ms(void);
 
 /* sbx_spawn.c: the init from the parent's side. */
@@ -359,10 +385,15 @@ void sbx_spawn_stop(sbx_proc *p);
 void sbx_spawn_kill(sbx_proc *p);
 int sbx_spawn_reap(sbx_proc *p, bool block);
 void sbx_spawn_read_reports(sbx_proc *p);
+void sbx_spawn_drop_ns(sbx_proc *p);
 void sbx_spawn_release(sbx_proc *p);
 
-/* sbx_init.c: the init itself, pid 1 of the job. */
+/* sbx_init.c: the init itself, pid 1 of the job; or, with a supervisor as pid 1, the steps
+ * the init would take, made by the job's main process itself. The reaping both share. */
 int sbx_init_main(void *arg);
+int sbx_init_self_main(void *arg);
+void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st);
+void sbx_init_kill_all(sbx_init_main_proc *m);
 
 /* sbx_capture.c */
 void sbx_capture_read(sbx_proc *p, bool final);

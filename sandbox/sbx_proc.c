@@ -127,6 +127,7 @@ static sbx_proc *sbx_proc_new(void)
     p->uid_slot = -1;
     p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
     p->workdir_lock = -1;
+    p->sigfd = p->work_fd = p->mntns_fd = -1;
     p->res.exit_code = -1;
     return p;
 }
@@ -150,6 +151,7 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
                  "config.cgroup_parent") < 0)
         return -1;
     p->inproc = sbx_inproc != NULL;
+    p->self_init = p->inproc && sbx_self_init;
     const char *iso = c->isolation ? c->isolation : "exec";
     const char *const *known = sbx_isolations;
     while (*known && strcmp(iso, *known) != 0)
@@ -199,7 +201,8 @@ static void sbx_proc_wait_gone(sbx_proc *p)
 {
     uint64_t end = sbx_now_ms() + SBX_STOP_GRACE_MS;
     while (!p->reaped && sbx_now_ms() < end) {
-        struct pollfd f = {.fd = p->report_rd >= 0 ? p->report_rd : p->pidfd, .events = POLLIN};
+        int fd = p->self_init ? p->sigfd : p->report_rd >= 0 ? p->report_rd : p->pidfd;
+        struct pollfd f = {.fd = fd, .events = POLLIN};
         poll(&f, f.fd >= 0 ? 1 : 0, 10);
         sbx_spawn_read_reports(p);
         sbx_spawn_reap(p, false);
@@ -280,6 +283,8 @@ int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max)
      * is reapable, so the caller wakes at the exit instead of at the next 1 ms timeout
      * (sbx_timeout_ms): up to 1 ms on every job's latency path. */
     int exiting = p->report_rd < 0 && !p->reaped ? p->pidfd : -1;
+    if (p->self_init) /* every death in the job, the main's included (sbx_spawn_reap) */
+        exiting = p->sigfd;
     int want[] = {p->out.fd, p->err.fd, p->report_rd, exiting};
     for (size_t i = 0; i < sizeof want / sizeof want[0] && n < max; i++)
         if (want[i] >= 0)
@@ -294,7 +299,9 @@ int sbx_timeout_ms(const sbx_proc *p)
     uint64_t now = sbx_now_ms();
     if (p->remote)
         return now >= p->zy_deadline_ms ? 0 : (int)(p->zy_deadline_ms - now);
-    if (p->report_rd < 0) /* the init closed the report pipe: its exit is microseconds away */
+    /* The init closed the report pipe: its exit is microseconds away. (A main process that
+     * is its own init closes it before the job's code runs.) */
+    if (p->report_rd < 0 && !p->self_init)
         return 1;
     if (p->stop_ms) { /* the report pipe's EOF wakes the caller at the exit; this is for the SIGKILL */
         uint64_t kill_at = p->stop_ms + SBX_STOP_GRACE_MS;
@@ -363,12 +370,14 @@ static void sbx_proc_settle(sbx_proc *p)
     sbx_proc_conclude(p);
 }
 
-/* Nothing of the job is left: the init is gone (it exits by itself once it has reported),
- * then every layer collects. */
+/* Nothing of the job is left: the init is gone (it exits by itself once it has reported), or
+ * a supervisor that is the job's pid 1 lets its mount namespace go; then every layer
+ * collects. */
 static void sbx_proc_teardown(sbx_proc *p)
 {
     if (!p->reaped)
         sbx_proc_wait_gone(p);
+    sbx_spawn_drop_ns(p);
     sbx_layers_collect(p);
     sbx_spawn_release(p);
 }

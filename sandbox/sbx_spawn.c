@@ -29,6 +29,11 @@
  * stack) in both modes; where clone3 is missing or filtered (ENOSYS: old kernels, some
  * container runtimes' seccomp profiles, valgrind) or lacks CLONE_INTO_CGROUP (E2BIG: 5.3-5.6)
  * the clone and attach below are the fallback.
+ * A zygote's supervisor is the job's pid 1 itself (sbx_self_init): the process cloned here is
+ * the main process, the supervisor reaps every process of the job as they die (a signalfd for
+ * SIGCHLD in its poll set), kills them all with kill(-1) at the main's end, a deadline or a
+ * stop, copies the artifacts out of the /work descriptor the main process sent it, and takes
+ * the usage of what it reaped (getrusage of its children: it has no other).
  * Usage is wait4() on the init: it has reaped every process of the job by then, so its
  * rusage covers them all (an init that had to be SIGKILLed loses what it had not reaped).
  * Its max RSS is inflated by the worker's resident anonymous memory (the init is a
@@ -45,6 +50,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,7 +106,7 @@ static pid_t sbx_spawn_fork_init(sbx_proc *p, int flags)
 {
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0UL);
     if (pid == 0)
-        _exit(sbx_init_main(p));
+        _exit(p->self_init ? sbx_init_self_main(p) : sbx_init_main(p));
     return pid;
 }
 
@@ -112,7 +119,7 @@ static pid_t sbx_spawn_born_in_cgroup(sbx_proc *p, int flags, int cgfd)
                         .exit_signal = SIGCHLD, .cgroup = (uint64_t)cgfd};
     pid_t pid = (pid_t)syscall(SYS_clone3, &a, sizeof a);
     if (pid == 0)
-        _exit(sbx_init_main(p));
+        _exit(p->self_init ? sbx_init_self_main(p) : sbx_init_main(p));
     return pid;
 }
 
@@ -135,14 +142,30 @@ static pid_t sbx_spawn_init(sbx_proc *p, int flags, const char **how)
     return clone(sbx_init_main, (char *)p->stack + SBX_STACK_SIZE, flags | SIGCHLD, p);
 }
 
+/* Self-init: SIGCHLD blocked and read from a signalfd, so that the supervisor's poll loop
+ * wakes at every death in the job and reaps orphans at once (a zombie counts against the job's
+ * pids.max until it is reaped). The main process unblocks it (sbx_init.c). */
+static int sbx_spawn_sigchld(sbx_proc *p)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
+        return sbx_fail(p, errno, "sigprocmask(SIGCHLD)");
+    p->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    return p->sigfd < 0 ? sbx_fail(p, errno, "signalfd(SIGCHLD)") : 0;
+}
+
 int sbx_spawn(sbx_proc *p)
 {
-    if (sbx_spawn_channels(p) < 0)
+    if (sbx_spawn_channels(p) < 0 || (p->self_init && sbx_spawn_sigchld(p) < 0))
         return -1;
     char names[160];
     int flags = sbx_layers_clone_flags(names, sizeof names);
     if (sbx_net_turns(p))
         flags &= ~CLONE_NEWNET; /* the init joins the zygote's (sbx_net_join) */
+    if (p->self_init)
+        flags &= ~CLONE_NEWPID; /* we are the job's pid 1 */
     p->t0_ms = sbx_now_ms();
     const char *how;
     pid_t pid = sbx_spawn_init(p, flags, &how);
@@ -155,6 +178,7 @@ int sbx_spawn(sbx_proc *p)
     if (pid < 0)
         return sbx_fail(p, err, "%s%s)", how, names);
     p->pid = pid;
+    p->self.pid = pid;
     p->pidfd = pidfd_open(pid, 0);
     if (p->pidfd < 0 && errno != ENOSYS) { /* ENOSYS: old kernel or valgrind, kill(2) it is */
         err = errno;
@@ -181,25 +205,107 @@ int sbx_spawn_go(sbx_proc *p)
     return 0;
 }
 
-/* Asks the init to end the job; sbx_proc.c SIGKILLs it if it does not within the grace. */
+/* Asks the init to end the job; sbx_proc.c SIGKILLs it if it does not within the grace.
+ * Self-init: the job is killed at once; its reaping is sbx_spawn_reap's. */
 void sbx_spawn_stop(sbx_proc *p)
 {
     if (p->pid <= 0 || p->reaped || p->stop_ms)
         return;
     p->stop_ms = sbx_now_ms();
+    if (p->self_init) {
+        sbx_spawn_kill(p);
+        return;
+    }
     /* EPIPE/ECONNRESET: the init is already gone, the reap will tell. */
     if (sbx_spawn_ctl(p, SBX_CTL_STOP) < 0 && errno != EPIPE && errno != ECONNRESET)
         sbx_spawn_kill(p);
 }
 
-/* SIGKILL to pid 1 of the namespace takes every process of the job with it (uncounted). */
+/* Self-init: root's kill(-1) reaches the main process while it is still root (its setup) and,
+ * with CAP_KILL, every process of the job. Without CAP_KILL (a container given only the
+ * capabilities the sandbox needs, docs/containers.md) root may not signal the job's uid, and
+ * kill(-1) says nothing of it (EPERM is not reported for -1). A process of that uid may: a
+ * vfork()ed child takes the job's uid — the raw call, which changes its own credentials only,
+ * not glibc's setresuid, which would act on every thread of the memory it shares — and its
+ * kill(-1) reaches every process of the job: not pid 1, not itself. */
+static void sbx_spawn_kill_job(sbx_proc *p)
+{
+    if (getpid() != 1) /* never the host's processes */
+        return;
+    kill(-1, SIGKILL);
+    if (p->uid == 0)
+        return;
+    pid_t k = vfork();
+    if (k == 0) {
+        if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) == 0)
+            kill(-1, SIGKILL);
+        _exit(0);
+    }
+    while (k > 0 && waitpid(k, NULL, __WALL) < 0 && errno == EINTR)
+        ;
+}
+
+/* SIGKILL to pid 1 of the namespace takes every process of the job with it (uncounted).
+ * Self-init: we are pid 1 (sbx_spawn_kill_job). */
 void sbx_spawn_kill(sbx_proc *p)
 {
     if (p->pid <= 0 || p->reaped)
         return;
+    if (p->self_init) {
+        sbx_spawn_kill_job(p);
+        return;
+    }
     int rc = p->pidfd >= 0 ? pidfd_send_signal(p->pidfd, SIGKILL, NULL, 0) : kill(p->pid, SIGKILL);
     if (rc < 0 && errno != ESRCH)
         sbx_fail(p, errno, "kill(init %d, SIGKILL)", (int)p->pid);
+}
+
+/* The job's /work and mount namespace, if the main process sent them (sbx_init.c). */
+static void sbx_spawn_take_work(sbx_proc *p)
+{
+    int fds[2];
+    char byte, ctl[CMSG_SPACE(sizeof fds)];
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = sizeof ctl};
+    if (recvmsg(p->ctl_wr, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+        return;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds))
+        return; /* from our own child, before the job's code: cannot be anything else */
+    memcpy(fds, CMSG_DATA(c), sizeof fds);
+    p->work_fd = fds[0];
+    p->mntns_fd = fds[1];
+}
+
+/* Self-init: reaps what has died; once the main process has, kills and reaps the rest of the
+ * job (at once with `block`), copies the artifacts out (the layers' leave_init) and takes the
+ * usage of everything it reaped: what the init would have reported. */
+static int sbx_spawn_reap_self(sbx_proc *p, bool block)
+{
+    struct signalfd_siginfo si;
+    while (read(p->sigfd, &si, sizeof si) > 0)
+        ;
+    int st;
+    pid_t w;
+    while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+        sbx_init_reaped(&p->self, w, st);
+    if (!p->self.exited && !block)
+        return 0;
+    if (w == 0) /* a process of the job is left; sbx_init_kill_all's kill is root's only */
+        sbx_spawn_kill_job(p);
+    sbx_init_kill_all(&p->self);
+    p->end_ms = sbx_now_ms();
+    p->reaped = true;
+    getrusage(RUSAGE_CHILDREN, &p->ru);
+    p->have_exit = p->self.exited;
+    p->main_wstatus = p->self.status;
+    p->sigsys = p->self.sigsys;
+    sbx_spawn_read_reports(p);
+    sbx_spawn_take_work(p);
+    if (p->work_fd >= 0)
+        sbx_layers_leave_init(p);
+    return 1;
 }
 
 /* 1 once the init is reaped (or was never started), 0 while it runs. */
@@ -211,6 +317,8 @@ int sbx_spawn_reap(sbx_proc *p, bool block)
             p->end_ms = sbx_now_ms();
         return 1;
     }
+    if (p->self_init)
+        return sbx_spawn_reap_self(p, block);
     for (int tries = 0; tries < 100; tries++) {
         int st;
         pid_t w = wait4(p->pid, &st, block ? 0 : WNOHANG, &p->ru);
@@ -247,11 +355,8 @@ void sbx_spawn_read_reports(sbx_proc *p)
             return;
         }
         r.msg[sizeof r.msg - 1] = '\0';
-        if (r.kind == SBX_REPORT_FAIL && !p->failed) {
-            memcpy(p->res.message, r.msg, sizeof r.msg);
-            p->res.status = SBX_INTERNAL;
-            p->res.unstarted = r.setup != 0;
-            p->failed = true;
+        if (r.kind == SBX_REPORT_FAIL) {
+            sbx_fail_reported(p, &r);
         } else if (r.kind == SBX_REPORT_CODE) {
             p->res.code_obj_used = true;
         } else if (r.kind == SBX_REPORT_EXIT) {
@@ -263,8 +368,18 @@ void sbx_spawn_read_reports(sbx_proc *p)
     }
 }
 
+/* Self-init: lets the job's mount namespace go (its /work, its root), as the init's exit did:
+ * after the answer, before the layers collect. */
+void sbx_spawn_drop_ns(sbx_proc *p)
+{
+    sbx_spawn_close(&p->work_fd);
+    sbx_spawn_close(&p->mntns_fd);
+}
+
 void sbx_spawn_release(sbx_proc *p)
 {
+    sbx_spawn_close(&p->sigfd);
+    sbx_spawn_drop_ns(p);
     sbx_spawn_close(&p->pidfd);
     sbx_spawn_close(&p->ctl_rd);
     sbx_spawn_close(&p->ctl_wr);

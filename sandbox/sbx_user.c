@@ -57,7 +57,7 @@ static int sbx_user_prepare(sbx_proc *p)
         return sbx_fail(p, EINVAL, "config uid_base %u uid_count %u", p->uid_base, p->uid_count);
     if (sbx_user_dir(p) < 0)
         return -1;
-    unsigned start = ((unsigned)getpid() * 131u + atomic_fetch_add(&sbx_uid_seq, 1)) % p->uid_count;
+    unsigned start = ((unsigned)sbx_pid() * 131u + atomic_fetch_add(&sbx_uid_seq, 1)) % p->uid_count;
     for (unsigned k = 0; k < p->uid_count; k++) {
         unsigned i = (start + k) % p->uid_count;
         char path[64];

@@ -2,7 +2,7 @@
  *
  * Exec'd fresh by the worker (sbx_zygote.c), single-threaded, never runs job code itself. It
  * dies with the worker (PR_SET_PDEATHSIG, and EOF on its socket). For each job it runs the
- * sandbox exactly as exec mode does — every layer's prepare, the init cloned into new
+ * sandbox as exec mode does — every layer's prepare, the job's first process cloned into new
  * namespaces, cgroup attach, go — with sbx_inproc set, so that the job's main process, after
  * the same enter_main steps (uid, capabilities, no_new_privs, rlimits, seccomp with execve
  * denied), runs the already-initialized interpreter instead of exec'ing a new one
@@ -14,6 +14,7 @@
 #include "sbx_zygote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <sched.h>
@@ -127,7 +128,11 @@ static sbx_proc *sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
  * job's cgroup, while the current job runs, and then waits on a socketpair of its own for the
  * job's descriptor. Its fork and the cgroup's directories (~0.2-0.4 ms) leave the job's
  * latency path. It is still one supervisor and one new cgroup per job: a supervisor serves
- * one job and exits. The network namespace is the zygote's, one job at a time (sbx_net.c). */
+ * one job and exits. The network namespace is the zygote's, one job at a time (sbx_net.c).
+ * Each supervisor is forked into a new pid namespace and is its job's pid 1: it forks the
+ * job's main process itself and reaps the job itself, with no init between them
+ * (sbx_self_init; docs/zygote.md, item 10): two processes per job, the pid namespace made
+ * ahead. */
 enum { SBX_ZY_SWEEP_EVERY = 64 };
 
 typedef struct {
@@ -135,13 +140,29 @@ typedef struct {
     int hand;   /* the zygote's end: the job's message and memfd go through it */
 } sbx_zy_pre;
 
-/* The pre-forked supervisor: the job's cgroup, still without limits (sbx_cgroup_ahead), then
- * the job. A failure to make it is answered to the job, with its reason, when the job comes:
- * no job runs without it. */
-static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
+/* Its pid in the zygote's pid namespace: /proc is the zygote's (mounted there). */
+static pid_t sbx_zy_pre_own_pid(void)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote)
+    char link[32] = "";
+    ssize_t n = readlink("/proc/self", link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    return (pid_t)strtol(link, NULL, 10);
+}
+
+/* The pre-forked supervisor: pid 1 of the pid namespace its job will run in (sbx_self_init),
+ * the job's cgroup, still without limits (sbx_cgroup_ahead), then the job. A failure to make
+ * the cgroup is answered to the job, with its reason, when the job comes: no job runs without
+ * it. In its own pid namespace getppid() says 0: a zygote that died before the death signal
+ * was set is seen as the EOF on `hand`. Non-dumpable, as the init was: the job's processes
+ * see it as their pid 1 (hidden by hidepid=2, and under another uid anyway). */
+static void sbx_zy_pre_child(const sbx_config *c, int hand)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
+        (sbx_self_pid = sbx_zy_pre_own_pid()) <= 0)
         _exit(1);
+    sbx_self_init = true;
     char why[256] = "";
     sbx_cgroup_ahead(c, why, sizeof why);
     sbx_zy_msg m;
@@ -168,6 +189,32 @@ static void sbx_zy_pre_child(const sbx_config *c, pid_t zygote, int hand)
     _exit(0);
 }
 
+/* fork(), the child the first process of a new pid namespace, made here, off the job's path:
+ * unshare(CLONE_NEWPID) puts the zygote's next child there, and setns() puts the children after
+ * it back into the zygote's own (a second unshare would fail until then). */
+static pid_t sbx_zy_pre_clone(void)
+{
+    static int home = -1;
+    if (home < 0 && (home = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    if (unshare(CLONE_NEWPID) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0)
+        return 0;
+    int err = errno;
+    if (setns(home, CLONE_NEWPID) < 0) {
+        err = errno;
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        pid = -1;
+    }
+    errno = err;
+    return pid;
+}
+
 static int sbx_zy_pre_fork(const sbx_config *c, sbx_zy_pre *pre, char *why, size_t whylen)
 {
     int sv[2];
@@ -176,9 +223,8 @@ static int sbx_zy_pre_fork(const sbx_config *c, sbx_zy_pre *pre, char *why, size
                  strerrordesc_np(errno));
         return -1;
     }
-    pid_t zygote = getpid();
     sbx_inproc->before_fork();
-    pid_t pid = fork();
+    pid_t pid = sbx_zy_pre_clone();
     if (pid == 0) {
         /* No PyOS_AfterFork_Child here: the supervisor runs no Python. The interpreter stays
          * as the fork left it (its locks held for the fork) in the supervisor and the init,
@@ -187,14 +233,15 @@ static int sbx_zy_pre_fork(const sbx_config *c, sbx_zy_pre *pre, char *why, size
          * every supervisor and wrote to pages of the zygote's heap: ~190 copy-on-write faults
          * and 0.3-0.5 ms of CPU per guarded job (docs/zygote.md, item 8). */
         close(sv[0]);
-        sbx_zy_pre_child(c, zygote, sv[1]);
+        sbx_zy_pre_child(c, sv[1]);
     }
     int err = errno;
     sbx_inproc->after_fork_parent();
     close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
-        snprintf(why, whylen, SBX_PREFIX "zygote: fork(supervisor): %s", strerrordesc_np(err));
+        snprintf(why, whylen, SBX_PREFIX "zygote: fork(supervisor, new pid namespace): %s",
+                 strerrordesc_np(err));
         return -1;
     }
     *pre = (sbx_zy_pre){.pid = pid, .hand = sv[0]};

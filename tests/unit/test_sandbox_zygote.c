@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,7 +31,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +134,16 @@ static pid_t zygote_pid(void)
     pid_t z = 0;
     children_of(getpid(), "codeq-zygote", &z, 1);
     return z;
+}
+
+/* A job started in a zygote with the default limits, to be driven by the caller. */
+static sbx_proc *start_job(const char *code)
+{
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
+    sbx_limits_default(&j.limits);
+    sbx_proc *p = sbx_start(&g_cfg, &j);
+    assert_non_null(p);
+    return p;
 }
 
 /* The zygote of this process, after one job has run through it. */
@@ -492,10 +505,7 @@ static void test_supervisor_death_renews_netns(void **state)
     assert_true(before != 0);
     assert_true(job_netns() == before);
     const char *code = "import time\ntime.sleep(30)\n";
-    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
-    sbx_limits_default(&j.limits);
-    sbx_proc *p = sbx_start(&g_cfg, &j);
-    assert_non_null(p);
+    sbx_proc *p = start_job(code);
     bool killed = false;
     uint64_t t0 = now_ms();
     while (!sbx_done(p) && now_ms() - t0 < 60000) {
@@ -515,6 +525,71 @@ static void test_supervisor_death_renews_netns(void **state)
     unsigned long after = zygote_netns(z);
     assert_true(after != 0 && after != before);
     assert_true(job_netns() == after);
+}
+
+/* A /proc/<pid>/status field's value, "" if missing. */
+static void proc_status(pid_t pid, const char *field, char *out, size_t n)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t k = strlen(field);
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, k) == 0 && line[k] == ':') {
+            snprintf(out, n, "%s", line + k + 1 + strspn(line + k + 1, " \t"));
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    if (f)
+        fclose(f);
+}
+
+/* Two processes per job (docs/zygote.md, item 10): the supervisor running a job is pid 1 of
+ * the job's pid namespace, and its one child is the job's main process itself — under the
+ * job's uid, pid 2 there, with no child of its own — not an init (root) with the main below
+ * it. */
+static void test_supervisor_is_the_jobs_pid1(void **state)
+{
+    (void)state;
+    pid_t z = zygote_after_a_job();
+    const char *code = "import time\ntime.sleep(30)\n";
+    sbx_proc *p = start_job(code);
+    pid_t sup = 0, main_pid = 0, sups[4], kids[4];
+    for (uint64_t t0 = now_ms(); !main_pid && now_ms() - t0 < 10000;) {
+        int n = children_of(z, NULL, sups, 4);
+        for (int i = 0; i < n && !main_pid; i++)
+            if (children_of(sups[i], NULL, kids, 4) == 1) {
+                char uid[64];
+                proc_status(kids[0], "Uid", uid, sizeof uid);
+                if (uid[0] && atoi(uid) != 0) { /* the job's uid: main has dropped root */
+                    sup = sups[i];
+                    main_pid = kids[0];
+                }
+            }
+        struct pollfd fds[4];
+        poll(fds, (nfds_t)sbx_pollfds(p, fds, 4), 20);
+        sbx_service(p);
+    }
+    char sup_ns[64] = "", main_ns[64] = "";
+    int grandchildren = main_pid ? children_of(main_pid, NULL, kids, 4) : -1;
+    if (main_pid) {
+        proc_status(sup, "NSpid", sup_ns, sizeof sup_ns);
+        proc_status(main_pid, "NSpid", main_ns, sizeof main_ns);
+    }
+    sbx_kill(p, "test over");
+    sbx_result r;
+    sbx_finish(p, &r);
+    sbx_result_free(&r);
+    print_message("supervisor %d NSpid [%s], main %d NSpid [%s]\n", (int)sup, sup_ns,
+                  (int)main_pid, main_ns);
+    assert_true(main_pid > 0);
+    assert_int_equal(grandchildren, 0);
+    char want[64];
+    snprintf(want, sizeof want, "%d\t1", (int)sup);
+    assert_string_equal(sup_ns, want);
+    snprintf(want, sizeof want, "%d\t2", (int)main_pid);
+    assert_string_equal(main_ns, want);
 }
 
 /* Staging lives on a tmpfs in the zygote's own mount namespace (docs/zygote.md): mounted
@@ -654,10 +729,7 @@ static void test_answer_before_teardown(void **state)
     sbx_result r;
     pid_t z = zygote_after_a_job();
     const char *code = "import time\ntime.sleep(1)\nprint('done')\n";
-    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
-    sbx_limits_default(&j.limits);
-    sbx_proc *p = sbx_start(&g_cfg, &j);
-    assert_non_null(p);
+    sbx_proc *p = start_job(code);
     char dir[1024], hold[1100] = "";
     bool held = false;
     uint64_t t0 = now_ms();
@@ -1300,6 +1372,42 @@ static void test_guard_prepared_like_exec(void **state)
     sbx_zygote_shutdown();
 }
 
+/* Drops CAP_KILL from this process for good — bounding set (else an exec'd root process gets
+ * it back), effective, permitted, inheritable — so that zygotes started from now on lack it,
+ * as in a container given only the capabilities the sandbox needs (scripts/containers.sh). */
+static void drop_cap_kill(void)
+{
+    assert_int_equal(prctl(PR_CAPBSET_DROP, CAP_KILL, 0, 0, 0), 0);
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2];
+    assert_int_equal(syscall(SYS_capget, &h, d), 0);
+    uint32_t bit = 1u << CAP_KILL; /* CAP_KILL < 32: the first word */
+    d[0].effective &= ~bit;
+    d[0].permitted &= ~bit;
+    d[0].inheritable &= ~bit;
+    assert_int_equal(syscall(SYS_capset, &h, d), 0);
+}
+
+/* The supervisor, the job's pid 1, ends a job that outlives its deadline even without
+ * CAP_KILL, under which root may not signal the job's uid: the job is a timeout, in about its
+ * wall limit, not an unanswered zygote 10 s later. Runs next to last: the capability does not
+ * come back. */
+static void test_timeout_without_cap_kill(void **state)
+{
+    (void)state;
+    sbx_zygote_shutdown(); /* the zygotes started so far have CAP_KILL */
+    drop_cap_kill();
+    const char *code = "import time\nprint('asleep', flush=True)\ntime.sleep(30)\n";
+    sbx_result r;
+    uint64_t t0 = now_ms();
+    run(code, 1000, &r);
+    uint64_t took = now_ms() - t0;
+    expect(&r, SBX_TIMEOUT, "asleep\n");
+    sbx_result_free(&r);
+    print_message("timed out in %llu ms\n", (unsigned long long)took);
+    assert_true(took < 6000);
+}
+
 /* A codeq-zygote process (a zygote, a supervisor) that has our stderr open. */
 static bool zygote_holding(const char *pid, const char *comm, int ppid, const void *arg)
 {
@@ -1368,6 +1476,7 @@ int main(void)
         cmocka_unit_test(test_lock_in_flight_not_seen_by_next_job),
         cmocka_unit_test(test_mountinfo_hides_work_root),
         cmocka_unit_test(test_supervisor_death_renews_netns),
+        cmocka_unit_test(test_supervisor_is_the_jobs_pid1),
         cmocka_unit_test(test_staging_private_tmpfs),
         cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
         cmocka_unit_test(test_answer_before_teardown),
@@ -1387,6 +1496,7 @@ int main(void)
         cmocka_unit_test(test_prelude_prepared_once),
         cmocka_unit_test(test_fork_hooks_once),
         cmocka_unit_test(test_guard_prepared_like_exec),
+        cmocka_unit_test(test_timeout_without_cap_kill),
         cmocka_unit_test(test_nothing_left_behind),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
