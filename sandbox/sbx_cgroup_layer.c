@@ -239,8 +239,9 @@ int sbx_cgroup_rmdir_retry(const char *dir)
 
 /* Only empty cgroups are removed (rmdir refuses the others with EBUSY, in every hierarchy of
  * either version), and only those whose creator (the pid in job-<pid>-<n>) no longer exists:
- * a job's creator removes its cgroup itself unless it was killed first, and the job's init
- * dies with it (PR_SET_PDEATHSIG), so an orphan empties by itself. Nothing is killed here: in
+ * a job's creator removes its cgroup itself unless it was killed first, and the job dies with
+ * it (exec mode: the init's PR_SET_PDEATHSIG; zygote mode: the creator is the job's pid 1),
+ * so an orphan empties by itself. Nothing is killed here: in
  * a misconfiguration where workers in different pid namespaces share one parent, the pid test
  * cannot tell theirs apart. */
 int sbx_cgroup_sweep_dir(const char *dir)

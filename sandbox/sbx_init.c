@@ -206,7 +206,7 @@ static int sbx_init_supervise(sbx_proc *p, sbx_init_main_proc *m, int sigfd)
 
 /* Kills every other process of the namespace and reaps them all, so that the rusage the
  * parent gets from wait4() covers them and nothing outlives the init. */
-void sbx_init_kill_all(sbx_init_main_proc *m)
+static void sbx_init_kill_all(sbx_init_main_proc *m)
 {
     /* kill(-1) outside a pid namespace of our own would hit the host: never. */
     if (getpid() != 1)

@@ -389,11 +389,10 @@ void sbx_spawn_drop_ns(sbx_proc *p);
 void sbx_spawn_release(sbx_proc *p);
 
 /* sbx_init.c: the init itself, pid 1 of the job; or, with a supervisor as pid 1, the steps
- * the init would take, made by the job's main process itself. The reaping both share. */
+ * the init would take, made by the job's main process itself. What a reap tells, for both. */
 int sbx_init_main(void *arg);
 int sbx_init_self_main(void *arg);
 void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st);
-void sbx_init_kill_all(sbx_init_main_proc *m);
 
 /* sbx_capture.c */
 void sbx_capture_read(sbx_proc *p, bool final);

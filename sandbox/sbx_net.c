@@ -2,16 +2,18 @@
  *
  * A new network namespace holds one interface, loopback, and it is down; we configure
  * nothing, so every connect() fails (ENETUNREACH), the host's 127.0.0.1 included, and
- * abstract unix sockets of the host are out of reach too. The init checks that loopback is
- * really down rather than trusting the kernel's default.
+ * abstract unix sockets of the host are out of reach too. The init (in a zygote, the job's
+ * main process, which takes the init's steps) checks that loopback is really down rather than
+ * trusting the kernel's default.
  *
  * A zygote's jobs run one after another, and they take turns in one namespace the zygote
  * made (sbx_net_share) instead of a new one each: creating and destroying a namespace costs
  * ~1 ms of CPU per job here (setup_net, and cleanup_net in a kernel worker). What a job can
  * leave in a namespace with loopback down and no capability in it is sockets, and a socket
- * outlives the job's processes (all killed and reaped by its init before the next job is
- * handed over) only while a unix socket carries it, or itself, in flight. So the init that
- * joins (sbx_net_join) first looks for any socket in the namespace, and if it finds one, it
+ * outlives the job's processes (all killed and reaped by its supervisor, the job's pid 1,
+ * before the next job is handed over) only while a unix socket carries it, or itself, in
+ * flight. So the process that joins (sbx_net_join: the job's main process, before the job's
+ * code runs) first looks for any socket in the namespace, and if it finds one, it
  * leaves for a new, empty namespace of its own: a job never sees anything of another's.
  */
 #include "sbx_int.h"
@@ -86,7 +88,7 @@ static long sbx_net_count(const char *text, const char *key)
 /* /proc/self/net/sockstat counts this namespace's sockets of every family ("sockets: used",
  * unix ones included, a socket in flight too) and its TCP time-wait ones ("tw"). Its
  * per-protocol tables (/proc/net/tcp, udp, ...) walk the host's whole hash tables instead: 10 ms
- * a job here. Syscalls and string functions only: the init runs it. */
+ * a job here. Syscalls and string functions only: the child runs it. */
 int sbx_net_sockets(void)
 {
     int fd = open("/proc/self/net/sockstat", O_RDONLY | O_CLOEXEC);

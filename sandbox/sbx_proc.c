@@ -2,6 +2,9 @@
  *
  * sbx_start() runs every layer's prepare, clones the init (sbx_spawn.c), runs from_parent
  * and lets the init go; the init runs enter_init, its main process enter_main (sbx_init.c).
+ * In a zygote the supervisor is the job's pid 1 and there is no init: "the init" below is
+ * then the main process it clones, which runs enter_init itself, and the reap is of the
+ * whole job (sbx_spawn_reap).
  * sbx_service() is the whole parent-side loop body: read output, enforce the output cap and
  * the wall deadline by killing the init, and reap it without blocking; once it is reaped the
  * pipes are drained and the verdict taken (sbx_verdict.c). In a zygote, with a cgroup, the
@@ -218,7 +221,8 @@ static void sbx_proc_wait_gone(sbx_proc *p)
  * overlays' superblocks, 0.25-0.35 ms (docs/zygote.md) — and a zygote's supervisor, which
  * answers before its teardown, does not wait for it. Without a cgroup, usage is the init's
  * wait4() rusage: the job waits for the reap. In exec mode the caller is the worker's loop,
- * which would then block in sbx_finish for the exit instead of polling: it waits as before. */
+ * which would then block in sbx_finish for the exit instead of polling: it waits as before.
+ * (A supervisor that is the job's pid 1 has no init: its reap of the job is the report.) */
 static bool sbx_proc_reported(const sbx_proc *p)
 {
     return p->inproc && p->have_exit && p->cg && !p->failed;

@@ -19,7 +19,9 @@
  * a failed setup step, or the main process's wait status. Its EOF is also how a poll(2)
  * loop learns that the init is gone: only the init holds the write end (the main process
  * drops it at execve), and unlike a pidfd it works on any kernel and under valgrind. A
- * pidfd, where the kernel has one, makes the SIGKILL immune to pid reuse.
+ * pidfd, where the kernel has one, makes the SIGKILL immune to pid reuse. (A main process
+ * that is its own init closes it before the job's code runs; its supervisor waits on
+ * SIGCHLD instead, below.)
  * On cgroup v2 the init is born in the job's cgroup: clone3(CLONE_INTO_CGROUP, kernel >= 5.7)
  * instead of the parent moving its pid there afterwards. Moving a pid makes the kernel take
  * cgroup_threadgroup_rwsem for writing, which waits for an RCU grace period (unless the
@@ -49,7 +51,10 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <stdio.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -97,8 +102,9 @@ static int sbx_spawn_channels(sbx_proc *p)
     return 0;
 }
 
-/* Zygote mode (sbx_zygote_serve.c): the init is a fork-like clone that goes on on a copy of
- * the supervisor's stack, so that the job's main process, forked from it the same way, runs
+/* Zygote mode (sbx_zygote_serve.c): the init — or, with the supervisor as the job's pid 1,
+ * the main process itself — is a fork-like clone that goes on on a copy of the supervisor's
+ * stack, so that the job's main process, forked from it the same way, runs
  * the interpreter on a full-size stack. The supervisor is single-threaded and runs no Python:
  * the interpreter is still in the state the zygote's fork hygiene left it in, which the main
  * process's PyOS_AfterFork_Child expects. */
@@ -224,10 +230,13 @@ void sbx_spawn_stop(sbx_proc *p)
 /* Self-init: root's kill(-1) reaches the main process while it is still root (its setup) and,
  * with CAP_KILL, every process of the job. Without CAP_KILL (a container given only the
  * capabilities the sandbox needs, docs/containers.md) root may not signal the job's uid, and
- * kill(-1) says nothing of it (EPERM is not reported for -1). A process of that uid may: a
- * vfork()ed child takes the job's uid — the raw call, which changes its own credentials only,
- * not glibc's setresuid, which would act on every thread of the memory it shares — and its
- * kill(-1) reaches every process of the job: not pid 1, not itself. */
+ * kill(-1) says nothing of it (EPERM is not reported for -1). A process whose effective uid is
+ * the job's may: a vfork()ed child takes it as its effective uid only — its real and saved
+ * uids stay root's, so no process of the job may signal or trace it (a job could otherwise
+ * stop it, and with it the supervisor whose memory it shares) — by the raw call, which changes
+ * its own credentials only (glibc's would act on every thread of the memory it shares). Its
+ * kill(-1) reaches every process of the job: not pid 1, not itself. A change of effective uid
+ * resets the memory's dumpable flag, the supervisor's too: set again after. */
 static void sbx_spawn_kill_job(sbx_proc *p)
 {
     if (getpid() != 1) /* never the host's processes */
@@ -237,12 +246,13 @@ static void sbx_spawn_kill_job(sbx_proc *p)
         return;
     pid_t k = vfork();
     if (k == 0) {
-        if (syscall(SYS_setresuid, p->uid, p->uid, p->uid) == 0)
+        if (syscall(SYS_setresuid, -1, p->uid, -1) == 0)
             kill(-1, SIGKILL);
         _exit(0);
     }
     while (k > 0 && waitpid(k, NULL, __WALL) < 0 && errno == EINTR)
         ;
+    prctl(PR_SET_DUMPABLE, 0);
 }
 
 /* SIGKILL to pid 1 of the namespace takes every process of the job with it (uncounted).
@@ -268,20 +278,23 @@ static void sbx_spawn_take_work(sbx_proc *p)
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
                        .msg_controllen = sizeof ctl};
+    /* Nothing sent: the main process never finished its setup, and no job code ran. */
     if (recvmsg(p->ctl_wr, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
         return;
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds))
-        return; /* from our own child, before the job's code: cannot be anything else */
+    if ((m.msg_flags & MSG_CTRUNC) || !c || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(sizeof fds)) {
+        sbx_fail(p, EMFILE, "recvmsg(the job's /work): descriptors missing");
+        return;
+    }
     memcpy(fds, CMSG_DATA(c), sizeof fds);
     p->work_fd = fds[0];
     p->mntns_fd = fds[1];
 }
 
-/* Self-init: reaps what has died; once the main process has, kills and reaps the rest of the
- * job (at once with `block`), copies the artifacts out (the layers' leave_init) and takes the
- * usage of everything it reaped: what the init would have reported. */
-static int sbx_spawn_reap_self(sbx_proc *p, bool block)
+/* Self-init: reaps whatever of the job has died, without waiting; 0 while a process of the
+ * job is alive, -1 (ECHILD) once none is left. */
+static pid_t sbx_spawn_reap_dead(sbx_proc *p)
 {
     struct signalfd_siginfo si;
     while (read(p->sigfd, &si, sizeof si) > 0)
@@ -290,11 +303,42 @@ static int sbx_spawn_reap_self(sbx_proc *p, bool block)
     pid_t w;
     while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
         sbx_init_reaped(&p->self, w, st);
+    return w;
+}
+
+/* Self-init: kills the rest of the job and reaps it, within SBX_STOP_GRACE_MS. A process that
+ * outlives that (a kill that failed) must not outlive the answer: the zygote would hand the
+ * next job the same network namespace. So the supervisor exits instead; the kernel ends the
+ * namespace of its dead pid 1, and the zygote, which gets no answer, answers for it and makes
+ * a new network namespace (sbx_zygote_serve.c). */
+static void sbx_spawn_reap_all(sbx_proc *p)
+{
+    uint64_t end = sbx_now_ms() + SBX_STOP_GRACE_MS;
+    for (;;) {
+        sbx_spawn_kill_job(p);
+        struct pollfd f = {.fd = p->sigfd, .events = POLLIN};
+        poll(&f, 1, 10);
+        if (sbx_spawn_reap_dead(p) < 0)
+            return;
+        if (sbx_now_ms() >= end) {
+            fprintf(stderr, SBX_PREFIX "zygote job: processes of the job outlived kill(-1) for "
+                            "%d ms: its supervisor exits, so that the kernel ends them\n",
+                    SBX_STOP_GRACE_MS);
+            _exit(1);
+        }
+    }
+}
+
+/* Self-init: reaps what has died; once the main process has, kills and reaps the rest of the
+ * job (at once with `block`), copies the artifacts out (the layers' leave_init) and takes the
+ * usage of everything it reaped: what the init would have reported. */
+static int sbx_spawn_reap_self(sbx_proc *p, bool block)
+{
+    pid_t w = sbx_spawn_reap_dead(p);
     if (!p->self.exited && !block)
         return 0;
-    if (w == 0) /* a process of the job is left; sbx_init_kill_all's kill is root's only */
-        sbx_spawn_kill_job(p);
-    sbx_init_kill_all(&p->self);
+    if (w == 0) /* a process of the job is left */
+        sbx_spawn_reap_all(p);
     p->end_ms = sbx_now_ms();
     p->reaped = true;
     getrusage(RUSAGE_CHILDREN, &p->ru);

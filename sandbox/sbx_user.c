@@ -80,7 +80,7 @@ static int sbx_user_prepare(sbx_proc *p)
                     p->uid_base);
 }
 
-/* The init's copy of the descriptor went at its start (sbx_init.c closes all but five). */
+/* The job's copy of the descriptor went at its start (sbx_init.c closes all but five). */
 void sbx_user_release(sbx_proc *p)
 {
     if (p->uid_slot < 0)

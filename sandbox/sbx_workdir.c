@@ -1,8 +1,8 @@
 /* sbx_workdir.c: a fresh host staging directory per job — in/, out/ and root/.
  *
  * in/ holds main.py, the prelude and the input files, written here by the parent and copied
- * by the init into the job's own tmpfs (/work, see sbx_fs.c); out/ receives the artifacts the
- * init copies back; root/ is the mount point of the job's new root, which only the job's
+ * by the init (zygote mode: the main process) into the job's own tmpfs (/work, see sbx_fs.c);
+ * out/ receives the artifacts the init (zygote mode: the supervisor) copies back; root/ is the mount point of the job's new root, which only the job's
  * mount namespace ever sees mounted. The job itself never sees this directory.
  *
  * The root (default /tmp/codeq) is made 0700 and must be a real directory owned by us: /tmp
@@ -120,7 +120,7 @@ static int sbx_workdir_write(sbx_proc *p, const char *name, const char *data, si
 /* mkdtemp, then an flock(LOCK_EX) on the new directory held until sbx_workdir_collect has
  * removed it: the lock says "my creator lives" to sbx_workdir_sweep, without pids (several
  * workers may share the root; a pid can be reused). The descriptor is CLOEXEC and the job's
- * init closes every descriptor above its own five before it waits for go (sbx_init.c), so no
+ * first process closes every descriptor above its own five before it waits for go (sbx_init.c), so no
  * process of the job keeps the lock. A sweep may lock and remove the directory between the
  * mkdtemp and our flock: then the flock fails (it holds it) or the directory has no links
  * left (it removed it), and another name is tried. */

@@ -7,7 +7,8 @@
  * (closefrom 4). The zygote runs every layer of a job itself — exactly the exec mode's code,
  * with only the last step different — so the worker hands over the job and waits for the
  * result; its own bound is the job's wall limit plus a grace, after which the zygote is
- * SIGKILLed (its inits die with it: PR_SET_PDEATHSIG) and the job ends internal_error: a
+ * SIGKILLed (its supervisors die with it, PR_SET_PDEATHSIG, and each job with its supervisor,
+ * its pid 1) and the job ends internal_error: a
  * wedged zygote never hangs the worker.
  * One job per zygote at a time; a second concurrent job gets a second zygote. A zygote is
  * retired after zygote_max_jobs jobs or zygote_max_age_s seconds (a fresh exec: new ASLR
@@ -53,7 +54,7 @@ const char *const sbx_isolations[] = {"exec", "zygote", NULL};
 
 /* A healthy zygote is let go by closing its socket: it exits at EOF once its last job's
  * supervisor is gone, so nothing of it outlives this call. A broken one, or one that does
- * not exit within SBX_ZY_EXIT_MS, is SIGKILLed (its supervisor and inits die with it). */
+ * not exit within SBX_ZY_EXIT_MS, is SIGKILLed (its supervisors, and their jobs, die with it). */
 static void sbx_zy_retire(struct sbx_zy *z, bool graceful)
 {
     if (graceful && z->pidfd >= 0) {
@@ -489,7 +490,7 @@ void sbx_zygote_service(sbx_proc *p)
         close(fd);
 }
 
-/* The zygote stops the job the way exec mode does (the init's stop, then SIGKILL) and still
+/* The zygote stops the job (its supervisor kills and reaps it: sbx_spawn.c) and still
  * answers; the worker's own deadline is brought forward in case it cannot. */
 void sbx_zygote_kill(sbx_proc *p, const char *why)
 {

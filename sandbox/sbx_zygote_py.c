@@ -5,12 +5,12 @@
  * one exec mode gives the job, so os.environ, sys.path, sys.flags and the stdio encodings
  * match. Preloaded modules are imported with PyImport_ImportModule so nothing is left in
  * __main__. Fork hygiene: PyOS_BeforeFork/AfterFork_Parent around the zygote's fork of a
- * supervisor (the zygote has one thread); neither the supervisor nor the init runs Python;
+ * supervisor (the zygote has one thread); the supervisor (and exec mode's init) runs no Python;
  * PyOS_AfterFork_Child in the job's main process, which also runs every
  * os.register_at_fork child hook (random reseeds itself there from os.urandom).
  * The job's main process reads its script while it can still report a failure, then closes
- * every descriptor but 0-2: the report pipe, the init's control socket, the init's signalfd
- * and the staging directory it holds (an exec'd interpreter loses those through CLOEXEC;
+ * every descriptor but 0-2: the report pipe, the control socket and the staging directory it
+ * holds (an exec'd interpreter loses those through CLOEXEC;
  * this one never execs). A job that brings its code object (sbx_job.code_obj, compiled by the
  * worker's validator from the parse it checked) runs that instead of a compile of its source
  * (the prelude gets it as `_CODEQ_MAIN_CODE`); a wrong magic or file name falls back to the

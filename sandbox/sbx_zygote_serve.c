@@ -140,28 +140,27 @@ typedef struct {
     int hand;   /* the zygote's end: the job's message and memfd go through it */
 } sbx_zy_pre;
 
-/* Its pid in the zygote's pid namespace: /proc is the zygote's (mounted there). */
-static pid_t sbx_zy_pre_own_pid(void)
-{
-    char link[32] = "";
-    ssize_t n = readlink("/proc/self", link, sizeof link - 1);
-    if (n <= 0)
-        return 0;
-    link[n] = '\0';
-    return (pid_t)strtol(link, NULL, 10);
-}
-
 /* The pre-forked supervisor: pid 1 of the pid namespace its job will run in (sbx_self_init),
  * the job's cgroup, still without limits (sbx_cgroup_ahead), then the job. A failure to make
  * the cgroup is answered to the job, with its reason, when the job comes: no job runs without
- * it. In its own pid namespace getppid() says 0: a zygote that died before the death signal
- * was set is seen as the EOF on `hand`. Non-dumpable, as the init was: the job's processes
- * see it as their pid 1 (hidden by hidepid=2, and under another uid anyway). */
+ * it. Its pid in the zygote's namespace, which names its cgroup for the zygote's sweep, is the
+ * zygote's first message (getpid() says 1); in its own pid namespace getppid() says 0, so a
+ * zygote that died before the death signal was set is seen as the EOF on `hand`.
+ * Non-dumpable, as the init was: the job's processes see it as their pid 1 (hidden by
+ * hidepid=2, and under another uid anyway). */
 static void sbx_zy_pre_child(const sbx_config *c, int hand)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
-        (sbx_self_pid = sbx_zy_pre_own_pid()) <= 0)
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0) {
+        fprintf(stderr, SBX_PREFIX "zygote: supervisor: prctl: %s\n", strerrordesc_np(errno));
         _exit(1);
+    }
+    ssize_t k = recv(hand, &sbx_self_pid, sizeof sbx_self_pid, 0);
+    if (k != (ssize_t)sizeof sbx_self_pid) {
+        if (k != 0) /* 0: EOF, the zygote is gone */
+            fprintf(stderr, SBX_PREFIX "zygote: supervisor: recv(its pid): %s\n",
+                    k < 0 ? strerrordesc_np(errno) : "short message");
+        _exit(1);
+    }
     sbx_self_init = true;
     char why[256] = "";
     sbx_cgroup_ahead(c, why, sizeof why);
@@ -204,12 +203,10 @@ static pid_t sbx_zy_pre_clone(void)
         return 0;
     int err = errno;
     if (setns(home, CLONE_NEWPID) < 0) {
-        err = errno;
-        if (pid > 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-        }
-        pid = -1;
+        /* Every later fork of ours would fail: leave, the worker starts another zygote. */
+        fprintf(stderr, SBX_PREFIX "zygote: setns(its own pid namespace): %s\n",
+                strerrordesc_np(errno));
+        exit(1);
     }
     errno = err;
     return pid;
@@ -238,6 +235,12 @@ static int sbx_zy_pre_fork(const sbx_config *c, sbx_zy_pre *pre, char *why, size
     int err = errno;
     sbx_inproc->after_fork_parent();
     close(sv[1]);
+    if (pid > 0 && send(sv[0], &pid, sizeof pid, MSG_NOSIGNAL) != (ssize_t)sizeof pid) {
+        err = errno;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+    }
     if (pid < 0) {
         close(sv[0]);
         snprintf(why, whylen, SBX_PREFIX "zygote: fork(supervisor, new pid namespace): %s",
@@ -310,8 +313,8 @@ static int sbx_zy_supervise(const sbx_config *c, sbx_zy_pre *next, uint32_t seq,
     int st;
     if (sbx_zy_answered(&cur, &st))
         return 1;
-    /* Died without answering: its init dies with it (PDEATHSIG), but the kernel may not have
-     * killed the job's processes yet, and they are in the network namespace the next job
+    /* Died without answering: its job dies with it (it was the job's pid 1), but the kernel may
+     * not have killed the job's processes yet, and they are in the network namespace the next job
      * would join. The next job gets a new one, and a supervisor forked after the change; the
      * job is answered once that is done. */
     if (sbx_net_renew(why, sizeof why) < 0)
