@@ -183,20 +183,30 @@ static pid_t job_init(bool vfork_init)
     return vfork_init ? job_init_vfork() : job_init_copy();
 }
 
+/* From a supervisor that is pid 1: the main process forked into the job's other namespaces,
+ * and reaped; 0, or -1 with a message. */
+static int main_in_namespaces(void)
+{
+    pid_t main_pid = fork_like(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
+    if (main_pid == 0) {
+        init_first_steps();
+        _exit(0);
+    }
+    if (main_pid < 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: clone(main): %s\n", strerror(errno));
+        return -1;
+    }
+    return reap_ok(main_pid, "the job's main");
+}
+
 /* The supervisor as the job's init: the zygote forks it into a new pid namespace (ahead of
  * the job in the real thing), it forks the main process into the other namespaces and reaps
  * it. */
 static pid_t sup_as_init(void)
 {
     pid_t sup = fork_like(CLONE_NEWPID);
-    if (sup == 0) {
-        pid_t main_pid = fork_like(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
-        if (main_pid == 0) {
-            init_first_steps();
-            _exit(0);
-        }
-        _exit(main_pid < 0 || reap_ok(main_pid, "the job's main") < 0 ? 92 : 0);
-    }
+    if (sup == 0)
+        _exit(main_in_namespaces() < 0 ? 92 : 0);
     return sup;
 }
 
@@ -206,15 +216,9 @@ static int mains_from_a_ready_init(int n)
 {
     pid_t sup = fork_like(CLONE_NEWPID);
     if (sup == 0) {
-        for (int i = 0; i < n; i++) {
-            pid_t main_pid = fork_like(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
-            if (main_pid == 0) {
-                init_first_steps();
-                _exit(0);
-            }
-            if (main_pid < 0 || reap_ok(main_pid, "the job's main") < 0)
+        for (int i = 0; i < n; i++)
+            if (main_in_namespaces() < 0)
                 _exit(94);
-        }
         _exit(0);
     }
     if (sup < 0) {

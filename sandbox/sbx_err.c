@@ -102,7 +102,6 @@ uint64_t sbx_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-bool sbx_self_init;
 pid_t sbx_self_pid;
 
 pid_t sbx_pid(void)

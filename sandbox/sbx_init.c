@@ -15,7 +15,7 @@
  * exit status repeats it (code, or 128 + signal). The kernel's kill-on-init-exit remains
  * the backstop.
  *
- * In a zygote, the supervisor is the job's pid 1 itself (sbx_self_init; docs/zygote.md, item
+ * In a zygote, the supervisor is the job's pid 1 itself (sbx_self_pid set; docs/zygote.md, item
  * 10): there is no init. The main process takes the init's steps before it runs the job
  * (sbx_init_self_main), sends the supervisor its /work and mount namespace, and the supervisor
  * kills, reaps and copies out with the functions below (sbx_spawn.c).
@@ -279,7 +279,7 @@ static int sbx_init_send_work(sbx_proc *p)
     return n == 1 ? 0 : sbx_child_fail(p, n < 0 ? err : EIO, "sendmsg(/work to the supervisor)", NULL);
 }
 
-/* The job's main process when the supervisor is the job's pid 1 (sbx_self_init): it makes the
+/* The job's main process when the supervisor is the job's pid 1 (sbx_self_pid set): it makes the
  * init's steps itself, then goes on as the main process. Zygote mode only (fork-like). */
 int sbx_init_self_main(void *arg)
 {

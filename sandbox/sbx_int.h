@@ -6,7 +6,7 @@
  *   from_parent  parent, after clone, before the init is let go (cgroup attach, if not born
  *                in it)
  *   enter_init   the init (pid 1 of the job), once, before it forks the job's main process;
- *                with a supervisor as the job's pid 1 (sbx_self_init), the main process first
+ *                with a supervisor as the job's pid 1 (sbx_self_pid set), the main process first
  *   enter_main   the job's main process, just before execve (seccomp is last here)
  *   leave_init   the init, once every other process of the job is dead (artifacts out); or
  *                the supervisor that is the job's pid 1, once it has reaped them all
@@ -195,7 +195,7 @@ struct sbx_proc {
     uint64_t zy_deadline_ms; /* the worker gives up on the zygote's answer here */
     bool remote;             /* the worker's proc of a zygote job */
     bool inproc;
-    /* A zygote's supervisor that is pid 1 of the job's pid namespace (sbx_self_init): there is
+    /* A zygote's supervisor that is pid 1 of the job's pid namespace (sbx_self_pid set): there is
      * no init. The supervisor forks the main process, which does the init's steps itself
      * (sbx_init_self_main), and reaps the job itself (sbx_spawn.c); `pid` is the main's. */
     bool self_init;
@@ -215,10 +215,10 @@ typedef struct {
 } sbx_inproc_hooks;
 extern const sbx_inproc_hooks *sbx_inproc;
 
-/* True in a zygote's supervisor forked into a pid namespace of its own (sbx_zygote_serve.c):
- * its jobs run with it as their pid 1. sbx_pid() is then its pid in the zygote's namespace,
- * which names what it makes (cgroups) for the zygote's sweep; elsewhere getpid(). */
-extern bool sbx_self_init;
+/* Set (non-zero) only in a zygote's supervisor forked into a pid namespace of its own
+ * (sbx_zygote_serve.c), whose jobs run with it as their pid 1: its pid in the zygote's
+ * namespace, which names what it makes (cgroups) for the zygote's sweep. sbx_pid() is that,
+ * elsewhere getpid(). */
 extern pid_t sbx_self_pid;
 pid_t sbx_pid(void);
 

@@ -154,7 +154,7 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
                  "config.cgroup_parent") < 0)
         return -1;
     p->inproc = sbx_inproc != NULL;
-    p->self_init = p->inproc && sbx_self_init;
+    p->self_init = p->inproc && sbx_self_pid != 0;
     const char *iso = c->isolation ? c->isolation : "exec";
     const char *const *known = sbx_isolations;
     while (*known && strcmp(iso, *known) != 0)

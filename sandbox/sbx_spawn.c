@@ -31,7 +31,7 @@
  * stack) in both modes; where clone3 is missing or filtered (ENOSYS: old kernels, some
  * container runtimes' seccomp profiles, valgrind) or lacks CLONE_INTO_CGROUP (E2BIG: 5.3-5.6)
  * the clone and attach below are the fallback.
- * A zygote's supervisor is the job's pid 1 itself (sbx_self_init): the process cloned here is
+ * A zygote's supervisor is the job's pid 1 itself (sbx_self_pid set): the process cloned here is
  * the main process, the supervisor reaps every process of the job as they die (a signalfd for
  * SIGCHLD in its poll set), kills them all with kill(-1) at the main's end, a deadline or a
  * stop, copies the artifacts out of the /work descriptor the main process sent it, and takes
@@ -314,8 +314,9 @@ static pid_t sbx_spawn_reap_dead(sbx_proc *p)
 static void sbx_spawn_reap_all(sbx_proc *p)
 {
     uint64_t end = sbx_now_ms() + SBX_STOP_GRACE_MS;
+    /* Once: a fork racing the kill fails (its parent has SIGKILL pending). */
+    sbx_spawn_kill_job(p);
     for (;;) {
-        sbx_spawn_kill_job(p);
         struct pollfd f = {.fd = p->sigfd, .events = POLLIN};
         poll(&f, 1, 10);
         if (sbx_spawn_reap_dead(p) < 0)

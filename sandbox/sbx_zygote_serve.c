@@ -131,7 +131,7 @@ static sbx_proc *sbx_zy_job(const sbx_config *c, uint32_t seq, int fd)
  * one job and exits. The network namespace is the zygote's, one job at a time (sbx_net.c).
  * Each supervisor is forked into a new pid namespace and is its job's pid 1: it forks the
  * job's main process itself and reaps the job itself, with no init between them
- * (sbx_self_init; docs/zygote.md, item 10): two processes per job, the pid namespace made
+ * (sbx_self_pid set; docs/zygote.md, item 10): two processes per job, the pid namespace made
  * ahead. */
 enum { SBX_ZY_SWEEP_EVERY = 64 };
 
@@ -140,7 +140,7 @@ typedef struct {
     int hand;   /* the zygote's end: the job's message and memfd go through it */
 } sbx_zy_pre;
 
-/* The pre-forked supervisor: pid 1 of the pid namespace its job will run in (sbx_self_init),
+/* The pre-forked supervisor: pid 1 of the pid namespace its job will run in (sbx_self_pid set),
  * the job's cgroup, still without limits (sbx_cgroup_ahead), then the job. A failure to make
  * the cgroup is answered to the job, with its reason, when the job comes: no job runs without
  * it. Its pid in the zygote's namespace, which names its cgroup for the zygote's sweep, is the
@@ -161,7 +161,6 @@ static void sbx_zy_pre_child(const sbx_config *c, int hand)
                     k < 0 ? strerrordesc_np(errno) : "short message");
         _exit(1);
     }
-    sbx_self_init = true;
     char why[256] = "";
     sbx_cgroup_ahead(c, why, sizeof why);
     sbx_zy_msg m;
