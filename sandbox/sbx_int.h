@@ -157,7 +157,8 @@ struct sbx_proc {
     char *argv[5];
     char *const *envp;       /* sbx_job_envp */
 
-    /* sbx_scrub.c: where the worker's argv and environ strings are, in the init too */
+    /* sbx_scrub.c: where the worker's argv and environ strings are, in the init too (in a
+     * zygote's jobs: its environment only, sbx_scrub_args) */
     unsigned long scrub_at;
     size_t scrub_len;
 
@@ -361,6 +362,11 @@ bool sbx_net_turns(const sbx_proc *p);
 extern char *const sbx_job_envp[];
 extern char *const sbx_zygote_envp[]; /* the job's, with SBX_ZYGOTE_BIND_NOW set */
 #define SBX_ZYGOTE_BIND_NOW "LD_BIND_NOW"
+
+/* sbx_scrub.c, zygote mode: zeroes this process's own command-line arguments, once, so that
+ * its jobs' processes only hide its environment (pointers into the arguments are dead after
+ * it). 0, or -1 with why. */
+int sbx_scrub_args(char *why, size_t whylen);
 
 /* sbx_profile.c: which layers a profile turns on; -1 for an unknown name. */
 int sbx_profile_apply(sbx_proc *p, const char *name);

@@ -369,6 +369,11 @@ static int sbx_zy_args(int argc, char **argv, sbx_config *c, const char **preloa
         }
     }
     c->isolation = "exec"; /* in here, sbx_start runs the layers itself (sbx_inproc) */
+    /* Copies: the arguments themselves are zeroed once the interpreter is up (sbx_scrub_args). */
+    const char **keep[] = {&c->python, &c->work_root, &c->profile, &c->cgroup_parent};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (*keep[i] && !(*keep[i] = strdup(*keep[i])))
+            return -1;
     return 0;
 }
 
@@ -439,7 +444,7 @@ int sbx_zygote_serve(int argc, char **argv)
     const char *preload = "", *prelude = "";
     pid_t parent = 0;
     if (sbx_zy_args(argc, argv, &c, &preload, &prelude, &parent) < 0) {
-        fprintf(stderr, SBX_PREFIX "zygote: bad arguments\n");
+        fprintf(stderr, SBX_PREFIX "zygote: bad arguments (or out of memory)\n");
         return 2;
     }
     /* Die with the worker; if it is already gone, the death signal was missed: leave. */
@@ -454,7 +459,9 @@ int sbx_zygote_serve(int argc, char **argv)
         return 1;
     }
     sbx_inproc = &sbx_zy_py_hooks;
-    if (sbx_zy_staging(c.work_root, why, sizeof why) < 0 || sbx_net_share(why, sizeof why) < 0) {
+    /* preload and prelude, the last users of the arguments, have been taken in. */
+    if (sbx_scrub_args(why, sizeof why) < 0 || sbx_zy_staging(c.work_root, why, sizeof why) < 0 ||
+        sbx_net_share(why, sizeof why) < 0) {
         sbx_zy_error(0, why);
         return 1;
     }

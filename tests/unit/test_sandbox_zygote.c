@@ -545,6 +545,29 @@ static void proc_status(pid_t pid, const char *field, char *out, size_t n)
         fclose(f);
 }
 
+/* The supervisor of zygote z's running job p and the job's main process, once the main runs
+ * under the job's uid (up to 10 s); *main_pid 0 if not found. */
+static void job_processes(pid_t z, sbx_proc *p, pid_t *sup, pid_t *main_pid)
+{
+    pid_t sups[4], kids[4];
+    *sup = *main_pid = 0;
+    for (uint64_t t0 = now_ms(); !*main_pid && now_ms() - t0 < 10000;) {
+        int n = children_of(z, NULL, sups, 4);
+        for (int i = 0; i < n && !*main_pid; i++)
+            if (children_of(sups[i], NULL, kids, 4) == 1) {
+                char uid[64];
+                proc_status(kids[0], "Uid", uid, sizeof uid);
+                if (uid[0] && atoi(uid) != 0) { /* the job's uid: main has dropped root */
+                    *sup = sups[i];
+                    *main_pid = kids[0];
+                }
+            }
+        struct pollfd fds[4];
+        poll(fds, (nfds_t)sbx_pollfds(p, fds, 4), 20);
+        sbx_service(p);
+    }
+}
+
 /* Two processes per job (docs/zygote.md, item 10): the supervisor running a job is pid 1 of
  * the job's pid namespace, and its one child is the job's main process itself — under the
  * job's uid, pid 2 there, with no child of its own — not an init (root) with the main below
@@ -555,22 +578,8 @@ static void test_supervisor_is_the_jobs_pid1(void **state)
     pid_t z = zygote_after_a_job();
     const char *code = "import time\ntime.sleep(30)\n";
     sbx_proc *p = start_job(code);
-    pid_t sup = 0, main_pid = 0, sups[4], kids[4];
-    for (uint64_t t0 = now_ms(); !main_pid && now_ms() - t0 < 10000;) {
-        int n = children_of(z, NULL, sups, 4);
-        for (int i = 0; i < n && !main_pid; i++)
-            if (children_of(sups[i], NULL, kids, 4) == 1) {
-                char uid[64];
-                proc_status(kids[0], "Uid", uid, sizeof uid);
-                if (uid[0] && atoi(uid) != 0) { /* the job's uid: main has dropped root */
-                    sup = sups[i];
-                    main_pid = kids[0];
-                }
-            }
-        struct pollfd fds[4];
-        poll(fds, (nfds_t)sbx_pollfds(p, fds, 4), 20);
-        sbx_service(p);
-    }
+    pid_t sup, main_pid, kids[4];
+    job_processes(z, p, &sup, &main_pid);
     char sup_ns[64] = "", main_ns[64] = "";
     int grandchildren = main_pid ? children_of(main_pid, NULL, kids, 4) : -1;
     if (main_pid) {
@@ -590,6 +599,52 @@ static void test_supervisor_is_the_jobs_pid1(void **state)
     assert_string_equal(sup_ns, want);
     snprintf(want, sizeof want, "%d\t2", (int)main_pid);
     assert_string_equal(main_ns, want);
+}
+
+/* /proc/PID/cmdline, raw; its length (0 if unreadable). */
+static size_t proc_cmdline(pid_t pid, char *out, size_t n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "re");
+    size_t k = f ? fread(out, 1, n, f) : 0;
+    if (f)
+        fclose(f);
+    return k;
+}
+
+/* The zygote's settings are its command-line arguments (the guard's source among them); it
+ * zeroes them once it has read them (sbx_scrub_args), so that neither it nor the job's pid 1
+ * (its supervisor, a fork of it) nor the job's main shows them in /proc/PID/cmdline. Before,
+ * the supervisor that is the job's pid 1 had them all. */
+static void test_arguments_hidden(void **state)
+{
+    (void)state;
+    pid_t z = zygote_after_a_job();
+    sbx_proc *p = start_job("import time\ntime.sleep(30)\n");
+    pid_t sup, main_pid;
+    job_processes(z, p, &sup, &main_pid);
+    static char line[3][1 << 17];
+    size_t len[3];
+    pid_t who[3] = {z, sup, main_pid};
+    for (int i = 0; i < 3; i++)
+        len[i] = proc_cmdline(who[i], line[i], sizeof line[i]);
+    sbx_kill(p, "test over");
+    sbx_result r;
+    sbx_finish(p, &r);
+    sbx_result_free(&r);
+    assert_true(main_pid > 0);
+    static const char title[] = "codeq-zygote"; /* with its NUL */
+    for (int i = 0; i < 3; i++) {
+        size_t nonzero = 0;
+        for (size_t k = sizeof title; k < len[i]; k++)
+            nonzero += line[i][k] != '\0';
+        print_message("pid %d: cmdline of %zu bytes, \"%.40s\", %zu non-zero bytes after it\n",
+                      (int)who[i], len[i], line[i], nonzero);
+        assert_true(len[i] >= sizeof title);
+        assert_memory_equal(line[i], title, sizeof title);
+        assert_int_equal(nonzero, 0);
+    }
 }
 
 /* Staging lives on a tmpfs in the zygote's own mount namespace (docs/zygote.md): mounted
@@ -1477,6 +1532,7 @@ int main(void)
         cmocka_unit_test(test_mountinfo_hides_work_root),
         cmocka_unit_test(test_supervisor_death_renews_netns),
         cmocka_unit_test(test_supervisor_is_the_jobs_pid1),
+        cmocka_unit_test(test_arguments_hidden),
         cmocka_unit_test(test_staging_private_tmpfs),
         cmocka_unit_test(test_cgroup_per_job_limits_and_figures),
         cmocka_unit_test(test_answer_before_teardown),
