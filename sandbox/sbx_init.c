@@ -171,6 +171,18 @@ static pid_t sbx_init_fork_main(sbx_proc *p)
     return pid;
 }
 
+pid_t sbx_init_reap_dead(sbx_init_main_proc *m, int sigfd)
+{
+    struct signalfd_siginfo si;
+    while (read(sigfd, &si, sizeof si) > 0)
+        ;
+    int st;
+    pid_t w;
+    while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+        sbx_init_reaped(m, w, st);
+    return w;
+}
+
 void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
 {
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
@@ -192,12 +204,7 @@ static int sbx_init_supervise(sbx_proc *p, sbx_init_main_proc *m, int sigfd)
                 continue;
             return sbx_child_fail(p, errno, "poll", NULL);
         }
-        struct signalfd_siginfo si;
-        while (read(sigfd, &si, sizeof si) > 0)
-            ;
-        int st;
-        for (pid_t w; (w = waitpid(-1, &st, WNOHANG | __WALL)) > 0;)
-            sbx_init_reaped(m, w, st);
+        sbx_init_reap_dead(m, sigfd);
         if (fds[0].revents)
             return 0; /* stop, or EOF: the worker is gone */
     }
@@ -229,17 +236,23 @@ static void sbx_init_kill_all(sbx_init_main_proc *m)
 /* SIGCHLD is blocked and read from a signalfd, so the init waits on the control socket and
  * its children at once, without a signal handler. Made before the layers: RLIMIT_NOFILE
  * may leave no room for it afterwards. */
-static int sbx_init_sigchld(sbx_proc *p)
+int sbx_init_sigchld_fd(const char **step)
 {
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
+    *step = "sigprocmask(SIGCHLD)";
     if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
-        return sbx_child_fail(p, errno, "sigprocmask(SIGCHLD)", NULL);
-    int fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (fd < 0)
-        return sbx_child_fail(p, errno, "signalfd(SIGCHLD)", NULL);
-    return fd;
+        return -1;
+    *step = "signalfd(SIGCHLD)";
+    return signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int sbx_init_sigchld(sbx_proc *p)
+{
+    const char *step;
+    int fd = sbx_init_sigchld_fd(&step);
+    return fd < 0 ? sbx_child_fail(p, errno, step, NULL) : fd;
 }
 
 /* The steps before the job's main process exists: a clean process, its cgroup and network,

@@ -399,6 +399,13 @@ void sbx_spawn_release(sbx_proc *p);
 int sbx_init_main(void *arg);
 int sbx_init_self_main(void *arg);
 void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st);
+/* SIGCHLD blocked and read from a signalfd, for a poll loop that wakes at every death among
+ * its children (the init, or a supervisor that is the job's pid 1): the descriptor, or -1
+ * with errno and the step that failed. */
+int sbx_init_sigchld_fd(const char **step);
+/* Drains that signalfd and reaps every dead child without waiting, into m: 0 while a child
+ * lives, -1 (ECHILD) once none is left. */
+pid_t sbx_init_reap_dead(sbx_init_main_proc *m, int sigfd);
 
 /* sbx_capture.c */
 void sbx_capture_read(sbx_proc *p, bool final);

@@ -56,7 +56,6 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -153,13 +152,9 @@ static pid_t sbx_spawn_init(sbx_proc *p, int flags, const char **how)
  * pids.max until it is reaped). The main process unblocks it (sbx_init.c). */
 static int sbx_spawn_sigchld(sbx_proc *p)
 {
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
-        return sbx_fail(p, errno, "sigprocmask(SIGCHLD)");
-    p->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-    return p->sigfd < 0 ? sbx_fail(p, errno, "signalfd(SIGCHLD)") : 0;
+    const char *step;
+    p->sigfd = sbx_init_sigchld_fd(&step);
+    return p->sigfd < 0 ? sbx_fail(p, errno, "%s", step) : 0;
 }
 
 int sbx_spawn(sbx_proc *p)
@@ -292,20 +287,6 @@ static void sbx_spawn_take_work(sbx_proc *p)
     p->mntns_fd = fds[1];
 }
 
-/* Self-init: reaps whatever of the job has died, without waiting; 0 while a process of the
- * job is alive, -1 (ECHILD) once none is left. */
-static pid_t sbx_spawn_reap_dead(sbx_proc *p)
-{
-    struct signalfd_siginfo si;
-    while (read(p->sigfd, &si, sizeof si) > 0)
-        ;
-    int st;
-    pid_t w;
-    while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
-        sbx_init_reaped(&p->self, w, st);
-    return w;
-}
-
 /* Self-init: kills the rest of the job and reaps it, within SBX_STOP_GRACE_MS. A process that
  * outlives that (a kill that failed) must not outlive the answer: the zygote would hand the
  * next job the same network namespace. So the supervisor exits instead; the kernel ends the
@@ -319,7 +300,7 @@ static void sbx_spawn_reap_all(sbx_proc *p)
     for (;;) {
         struct pollfd f = {.fd = p->sigfd, .events = POLLIN};
         poll(&f, 1, 10);
-        if (sbx_spawn_reap_dead(p) < 0)
+        if (sbx_init_reap_dead(&p->self, p->sigfd) < 0)
             return;
         if (sbx_now_ms() >= end) {
             fprintf(stderr, SBX_PREFIX "zygote job: processes of the job outlived kill(-1) for "
@@ -335,7 +316,7 @@ static void sbx_spawn_reap_all(sbx_proc *p)
  * usage of everything it reaped: what the init would have reported. */
 static int sbx_spawn_reap_self(sbx_proc *p, bool block)
 {
-    pid_t w = sbx_spawn_reap_dead(p);
+    pid_t w = sbx_init_reap_dead(&p->self, p->sigfd);
     if (!p->self.exited && !block)
         return 0;
     if (w == 0) /* a process of the job is left */
