@@ -424,6 +424,7 @@ bool sbx_path_ok(const char *path, char *why, size_t whylen);
 
 /* sbx_user.c */
 void sbx_user_release(sbx_proc *p);
+int sbx_user_euid_only(uid_t uid);
 
 /* sbx_verdict.c */
 void sbx_verdict(sbx_proc *p);

@@ -226,12 +226,10 @@ void sbx_spawn_stop(sbx_proc *p)
  * with CAP_KILL, every process of the job. Without CAP_KILL (a container given only the
  * capabilities the sandbox needs, docs/containers.md) root may not signal the job's uid, and
  * kill(-1) says nothing of it (EPERM is not reported for -1). A process whose effective uid is
- * the job's may: a vfork()ed child takes it as its effective uid only — its real and saved
- * uids stay root's, so no process of the job may signal or trace it (a job could otherwise
- * stop it, and with it the supervisor whose memory it shares) — by the raw call, which changes
- * its own credentials only (glibc's would act on every thread of the memory it shares). Its
- * kill(-1) reaches every process of the job: not pid 1, not itself. A change of effective uid
- * resets the memory's dumpable flag, the supervisor's too: set again after. */
+ * the job's may: a vfork()ed child takes it as its effective uid only, out of the job's reach
+ * (sbx_user_euid_only). Its kill(-1) reaches every process of the job: not pid 1, not itself.
+ * A change of effective uid resets the memory's dumpable flag, the supervisor's too: set
+ * again after. */
 static void sbx_spawn_kill_job(sbx_proc *p)
 {
     if (getpid() != 1) /* never the host's processes */
@@ -241,7 +239,7 @@ static void sbx_spawn_kill_job(sbx_proc *p)
         return;
     pid_t k = vfork();
     if (k == 0) {
-        if (syscall(SYS_setresuid, -1, p->uid, -1) == 0)
+        if (sbx_user_euid_only(p->uid) == 0)
             kill(-1, SIGKILL);
         _exit(0);
     }

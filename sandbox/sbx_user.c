@@ -121,6 +121,17 @@ static int sbx_user_enter_main(sbx_proc *p)
     return 0;
 }
 
+/* The supervisor's killer (sbx_spawn.c) may signal the job's processes yet must be out of
+ * their reach: a job that could stop it would stop the supervisor whose memory it shares. The
+ * kernel lets a sender signal a target when its real or effective uid is the target's real or
+ * saved uid, and trace it only when its uid is all three of the target's. So the killer takes
+ * the job's uid as its effective uid only, by the raw call (its own credentials, not every
+ * thread's): its real and saved uids stay root's, which no process of the job has. */
+int sbx_user_euid_only(uid_t uid)
+{
+    return syscall(SYS_setresuid, -1, uid, -1) == 0 ? 0 : -1;
+}
+
 const sbx_layer sbx_layer_user = {
     .name = "user",
     .prepare = sbx_user_prepare,

@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -720,6 +722,87 @@ static void test_kill(void **state)
     sbx_result_free(&r);
 }
 
+/* The supervisor's killer takes the job's uid as its effective uid only: it can kill a process
+ * of the job's uid, and no process of that uid can stop, kill or trace it (a job that stopped it
+ * would stop the supervisor it shares its memory with). Plain processes here, no job: the
+ * "job" is a child that took the uid fully, as the main process does. With all three uids
+ * taken by the killer (its first form), the stop succeeds and this fails. */
+enum { KILLER_TEST_UID = 48611 };
+
+static pid_t fork_uid_sleeper(void)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        if (syscall(SYS_setresuid, KILLER_TEST_UID, KILLER_TEST_UID, KILLER_TEST_UID) < 0)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    return c;
+}
+
+/* The killer's stand-in: euid only, then kills the pid it reads from `cmd`. */
+static pid_t fork_killer(int ready, int cmd)
+{
+    pid_t k = fork();
+    if (k == 0) {
+        if (sbx_user_euid_only(KILLER_TEST_UID) < 0)
+            _exit(3);
+        char b = 'r';
+        pid_t victim;
+        if (write(ready, &b, 1) != 1 || read(cmd, &victim, sizeof victim) != sizeof victim)
+            _exit(4);
+        _exit(kill(victim, SIGKILL) == 0 ? 0 : 5);
+    }
+    return k;
+}
+
+/* A process of the job's uid attacks the killer: each attempt must be refused with EPERM. */
+static int attack_exit(pid_t killer)
+{
+    pid_t a = fork();
+    if (a == 0) {
+        if (syscall(SYS_setresuid, KILLER_TEST_UID, KILLER_TEST_UID, KILLER_TEST_UID) < 0)
+            _exit(3);
+        if (kill(killer, SIGSTOP) == 0 || errno != EPERM) _exit(10);
+        if (kill(killer, SIGKILL) == 0 || errno != EPERM) _exit(11);
+        if (ptrace(PTRACE_ATTACH, killer, NULL, NULL) == 0 || errno != EPERM) _exit(12);
+        _exit(0);
+    }
+    int st = -1;
+    waitpid(a, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
+}
+
+static void test_killer_out_of_jobs_reach(void **state)
+{
+    (void)state;
+    int ready[2], cmd[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(cmd), 0);
+    pid_t victim = fork_uid_sleeper();
+    pid_t killer = fork_killer(ready[1], cmd[0]);
+    assert_true(victim > 0 && killer > 0);
+    char b = 0;
+    assert_int_equal(read(ready[0], &b, 1), 1);
+    int attacked = attack_exit(killer);
+    /* What the killer is for: it still reaches the job's uid. */
+    assert_int_equal(write(cmd[1], &victim, sizeof victim), (ssize_t)sizeof victim);
+    int kst = -1, vst = -1;
+    kill(killer, SIGCONT); /* a stopped killer (the failure) must not hang the test */
+    assert_int_equal(waitpid(killer, &kst, 0), killer);
+    kill(victim, SIGKILL);
+    assert_int_equal(waitpid(victim, &vst, 0), victim);
+    for (int i = 0; i < 2; i++) {
+        close(ready[i]);
+        close(cmd[i]);
+    }
+    assert_int_equal(attacked, 0);
+    assert_true(WIFEXITED(kst));
+    assert_int_equal(WEXITSTATUS(kst), 0);
+    assert_true(WIFSIGNALED(vst) && WTERMSIG(vst) == SIGKILL);
+}
+
 static void test_fd_count_stable(void **state)
 {
     (void)state;
@@ -855,6 +938,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_workdir),
         cmocka_unit_test(test_async_two_jobs),
         cmocka_unit_test(test_kill),
+        cmocka_unit_test(test_killer_out_of_jobs_reach),
         cmocka_unit_test(test_fd_count_stable),
         cmocka_unit_test(test_internal_errors),
     };
