@@ -15,7 +15,11 @@
  * counted in (the zygote's fork of it, the job's processes below it), beside a third: the
  * supervisor forked into a new pid namespace, its pid 1, forking the main process straight
  * into new mount/ipc/uts namespaces and reaping it itself — two processes per job, both
- * copies, and no init.
+ * copies, and no init. And a fourth with -j: the supervisor forked into its new pid namespace
+ * by a small factory that was forked before the interpreter started (so the supervisor is a
+ * copy of that small process, not of the zygote), and the main process forked by the zygote
+ * itself into that namespace (setns(CLONE_NEWPID) there and back) — one copy of the zygote per
+ * job; the factory's CPU, and its supervisors', counted in.
  * With -g POLICY the address space is a zygote's for that policy, set up by the zygote's own
  * code (sbx_zy_py_init): the policy's modules preloaded (unless -i names others), its guard
  * prepared once, gc.freeze() — the guard's preparation alone adds ~1.5-3.5 MB.
@@ -34,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,7 +172,9 @@ static int helper_load(const char *path)
     return rc;
 }
 
-enum job_shape { SHAPE_COPY, SHAPE_VFORK, SHAPE_SUP_COPY, SHAPE_SUP_VFORK, SHAPE_SUP_INIT, SHAPES };
+enum job_shape {
+    SHAPE_COPY, SHAPE_VFORK, SHAPE_SUP_COPY, SHAPE_SUP_VFORK, SHAPE_SUP_INIT, SHAPE_FACTORY, SHAPES
+};
 
 static const char *const shape_names[SHAPES] = {
     "job: init a copy, main a copy",
@@ -175,6 +182,7 @@ static const char *const shape_names[SHAPES] = {
     "sup + job: init a copy, main a copy",
     "sup + job: vfork init, main a copy, helper",
     "sup pid 1 (new pid ns) + main a copy",
+    "sup pid 1 from a factory + main by setns",
 };
 
 /* The job's init one way or the other; -1 with errno. */
@@ -239,9 +247,109 @@ static pid_t sup_then_init(bool vfork_init)
     return sup;
 }
 
+/* ---- the factory shape ----
+ * The factory is forked before the interpreter starts, so its address space is the bench's
+ * before Py_Initialize: a supervisor forked from it copies almost nothing. It answers three
+ * requests on a SOCK_SEQPACKET pair: 'S' forks a supervisor into a new pid namespace (it
+ * waits to be killed, as pid 1 with nothing to reap) and answers its pid; 'K' + pid kills and
+ * reaps one; 'R' answers its CPU and its reaped children's, in ms. */
+static int factory_fd = -1;
+static int own_pidns_fd = -1;
+
+typedef struct {
+    char op;
+    pid_t pid;
+    double cpu_ms;
+} factory_msg;
+
+static void factory_serve(int fd)
+{
+    factory_msg m;
+    while (recv(fd, &m, sizeof m, 0) == (ssize_t)sizeof m) {
+        if (m.op == 'S') {
+            m.pid = fork_like(CLONE_NEWPID);
+            if (m.pid == 0)
+                for (;;)
+                    pause();
+        } else if (m.op == 'K') {
+            kill(m.pid, SIGKILL);
+            m.pid = waitpid(m.pid, NULL, 0);
+        } else {
+            m.cpu_ms = cpu_ms();
+        }
+        if (send(fd, &m, sizeof m, 0) != (ssize_t)sizeof m)
+            break;
+    }
+    _exit(0);
+}
+
+/* Before the interpreter: 0, or -1 with a message. */
+static int factory_start(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return perror("codeq: copy_cost_bench: socketpair"), -1;
+    pid_t f = fork();
+    if (f == 0) {
+        close(sv[0]);
+        factory_serve(sv[1]);
+    }
+    close(sv[1]);
+    factory_fd = sv[0];
+    own_pidns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    if (f < 0 || own_pidns_fd < 0)
+        return perror("codeq: copy_cost_bench: the factory"), -1;
+    return 0;
+}
+
+static int factory_ask(factory_msg *m)
+{
+    if (send(factory_fd, m, sizeof *m, 0) != (ssize_t)sizeof *m ||
+        recv(factory_fd, m, sizeof *m, 0) != (ssize_t)sizeof *m)
+        return perror("codeq: copy_cost_bench: the factory's answer"), -1;
+    return 0;
+}
+
+/* The factory's CPU and its supervisors' so far, in ms; -1 on failure. */
+static double factory_cpu_ms(void)
+{
+    factory_msg m = {.op = 'R'};
+    return factory_fd < 0 ? 0 : factory_ask(&m) < 0 ? -1 : m.cpu_ms;
+}
+
+/* Into the supervisor's pid namespace for the next fork, and back; 0, or -1. */
+static int pidns_enter(pid_t sup)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)sup);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = fd >= 0 ? setns(fd, CLONE_NEWPID) : -1;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* One job: the supervisor from the factory, the main process from us into its namespace. */
+static int factory_job(void)
+{
+    factory_msg m = {.op = 'S'};
+    if (factory_ask(&m) < 0 || m.pid <= 0)
+        return fprintf(stderr, "codeq: copy_cost_bench: no supervisor from the factory\n"), -1;
+    pid_t sup = m.pid;
+    if (pidns_enter(sup) < 0)
+        return perror("codeq: copy_cost_bench: setns(the supervisor's pid namespace)"), -1;
+    int rc = main_in_namespaces();
+    if (setns(own_pidns_fd, CLONE_NEWPID) < 0)
+        return perror("codeq: copy_cost_bench: setns(back)"), -1;
+    m = (factory_msg){.op = 'K', .pid = sup};
+    return rc < 0 || factory_ask(&m) < 0 || m.pid != sup ? -1 : 0;
+}
+
 /* One job's processes started and reaped in the given shape; 0, or -1 with a message. */
 static int one_job(enum job_shape shape)
 {
+    if (shape == SHAPE_FACTORY)
+        return factory_job();
     pid_t pid = shape == SHAPE_COPY || shape == SHAPE_VFORK ? job_init(shape == SHAPE_VFORK)
                 : shape == SHAPE_SUP_INIT                   ? sup_as_init()
                                                             : sup_then_init(shape == SHAPE_SUP_VFORK);
@@ -338,7 +446,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "codeq: copy_cost_bench: -n and -r must be at least 1; -j needs a HELPER\n");
         return 2;
     }
-    if (jobs && helper_load(argv[optind]) < 0)
+    if (jobs && (helper_load(argv[optind]) < 0 || factory_start() < 0))
         return 1;
     if (policy) {
         if (prepare_like_zygote(policy, modules) < 0)
@@ -366,12 +474,13 @@ int main(int argc, char **argv)
                    (bench_now_ms() - w0) / n);
         }
         for (int k = 0; jobs && k < SHAPES; k++) {
-            double c0 = cpu_ms(), w0 = bench_now_ms();
+            double c0 = cpu_ms() + factory_cpu_ms(), w0 = bench_now_ms();
             for (int i = 0; i < n; i++)
                 if (one_job((enum job_shape)k) < 0)
                     return 1;
+            double c1 = cpu_ms() + factory_cpu_ms();
             printf("round %d  %-42s %.3f ms CPU, %.3f ms wall per job\n", r + 1, shape_names[k],
-                   (cpu_ms() - c0) / n, (bench_now_ms() - w0) / n);
+                   (c1 - c0) / n, (bench_now_ms() - w0) / n);
         }
         if (jobs) {
             double c0 = cpu_ms(), w0 = bench_now_ms();
