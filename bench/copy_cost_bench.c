@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -268,9 +269,14 @@ static void factory_serve(int fd)
     while (recv(fd, &m, sizeof m, 0) == (ssize_t)sizeof m) {
         if (m.op == 'S') {
             m.pid = fork_like(CLONE_NEWPID);
-            if (m.pid == 0)
+            if (m.pid == 0) { /* dies with the factory: no pid namespace outlives the bench */
+                close(fd);
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                    _exit(1);
                 for (;;)
                     pause();
+            }
+            m.cpu_ms = m.pid < 0 ? errno : 0;
         } else if (m.op == 'K') {
             kill(m.pid, SIGKILL);
             m.pid = waitpid(m.pid, NULL, 0);
@@ -329,20 +335,35 @@ static int pidns_enter(pid_t sup)
     return rc;
 }
 
-/* One job: the supervisor from the factory, the main process from us into its namespace. */
+/* One job: the supervisor from the factory, the main process from us into its namespace.
+ * The supervisor is killed and reaped whatever happens to the main. */
 static int factory_job(void)
 {
     factory_msg m = {.op = 'S'};
-    if (factory_ask(&m) < 0 || m.pid <= 0)
-        return fprintf(stderr, "codeq: copy_cost_bench: no supervisor from the factory\n"), -1;
+    if (factory_ask(&m) < 0)
+        return -1;
+    if (m.pid <= 0) {
+        fprintf(stderr, "codeq: copy_cost_bench: the factory's fork(CLONE_NEWPID): %s\n",
+                strerror((int)m.cpu_ms));
+        return -1;
+    }
     pid_t sup = m.pid;
+    int rc = -1;
     if (pidns_enter(sup) < 0)
-        return perror("codeq: copy_cost_bench: setns(the supervisor's pid namespace)"), -1;
-    int rc = main_in_namespaces();
-    if (setns(own_pidns_fd, CLONE_NEWPID) < 0)
-        return perror("codeq: copy_cost_bench: setns(back)"), -1;
+        perror("codeq: copy_cost_bench: setns(the supervisor's pid namespace)");
+    else if ((rc = main_in_namespaces()), setns(own_pidns_fd, CLONE_NEWPID) < 0) {
+        perror("codeq: copy_cost_bench: setns(back)");
+        rc = -1;
+    }
     m = (factory_msg){.op = 'K', .pid = sup};
-    return rc < 0 || factory_ask(&m) < 0 || m.pid != sup ? -1 : 0;
+    if (factory_ask(&m) < 0)
+        return -1;
+    if (m.pid != sup) {
+        fprintf(stderr, "codeq: copy_cost_bench: the factory could not reap supervisor %d\n",
+                (int)sup);
+        return -1;
+    }
+    return rc;
 }
 
 /* One job's processes started and reaped in the given shape; 0, or -1 with a message. */
@@ -474,11 +495,15 @@ int main(int argc, char **argv)
                    (bench_now_ms() - w0) / n);
         }
         for (int k = 0; jobs && k < SHAPES; k++) {
-            double c0 = cpu_ms() + factory_cpu_ms(), w0 = bench_now_ms();
+            double f0 = factory_cpu_ms(), c0 = cpu_ms(), w0 = bench_now_ms();
             for (int i = 0; i < n; i++)
                 if (one_job((enum job_shape)k) < 0)
                     return 1;
-            double c1 = cpu_ms() + factory_cpu_ms();
+            double f1 = factory_cpu_ms(), c1 = cpu_ms();
+            if (f0 < 0 || f1 < 0)
+                return 1;
+            c0 += f0;
+            c1 += f1;
             printf("round %d  %-42s %.3f ms CPU, %.3f ms wall per job\n", r + 1, shape_names[k],
                    (c1 - c0) / n, (bench_now_ms() - w0) / n);
         }

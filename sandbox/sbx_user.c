@@ -122,11 +122,13 @@ static int sbx_user_enter_main(sbx_proc *p)
 }
 
 /* The supervisor's killer (sbx_spawn.c) may signal the job's processes yet must be out of
- * their reach: a job that could stop it would stop the supervisor whose memory it shares. The
- * kernel lets a sender signal a target when its real or effective uid is the target's real or
- * saved uid, and trace it only when its uid is all three of the target's. So the killer takes
- * the job's uid as its effective uid only, by the raw call (its own credentials, not every
- * thread's): its real and saved uids stay root's, which no process of the job has. */
+ * their reach: a job that could stop it would stop the supervisor whose memory it shares.
+ * Without CAP_KILL, the kernel lets a sender signal a target when the sender's real or
+ * effective uid is the target's real or saved uid. So the killer takes the job's uid as its
+ * effective uid only: its real and saved uids stay root's, which no process of the job has.
+ * (Tracing needs the target's uids and gids all the caller's, and a dumpable target; the
+ * change of effective uid leaves the killer non-dumpable.) The raw call: it runs in a vfork()ed
+ * child, and glibc's would change the credentials of every thread it knows of. */
 int sbx_user_euid_only(uid_t uid)
 {
     return syscall(SYS_setresuid, -1, uid, -1) == 0 ? 0 : -1;

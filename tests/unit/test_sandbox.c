@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -723,10 +722,11 @@ static void test_kill(void **state)
 }
 
 /* The supervisor's killer takes the job's uid as its effective uid only: it can kill a process
- * of the job's uid, and no process of that uid can stop, kill or trace it (a job that stopped it
- * would stop the supervisor it shares its memory with). Plain processes here, no job: the
- * "job" is a child that took the uid fully, as the main process does. With all three uids
- * taken by the killer (its first form), the stop succeeds and this fails. */
+ * of the job's uid, and no process of that uid can stop or kill it (a job that stopped it would
+ * stop the supervisor it shares its memory with). Plain processes here, no job: the "job" is a
+ * child that took the uid fully, as the main process does. With all three uids taken by the
+ * killer (its first form), the job's SIGSTOP reaches it and this test fails. (Tracing is refused
+ * it anyway: a change of effective uid leaves it non-dumpable.) */
 enum { KILLER_TEST_UID = 48611 };
 
 static pid_t fork_uid_sleeper(void)
@@ -741,32 +741,34 @@ static pid_t fork_uid_sleeper(void)
     return c;
 }
 
-/* The killer's stand-in: euid only, then kills the pid it reads from `cmd`. */
-static pid_t fork_killer(int ready, int cmd)
+/* The killer's stand-in: the call, its credentials checked, then it kills the pid it reads
+ * from `cmd`. Exit 0 if all of that worked. */
+static void killer_child(int ready, int cmd)
 {
-    pid_t k = fork();
-    if (k == 0) {
-        if (sbx_user_euid_only(KILLER_TEST_UID) < 0)
-            _exit(3);
-        char b = 'r';
-        pid_t victim;
-        if (write(ready, &b, 1) != 1 || read(cmd, &victim, sizeof victim) != sizeof victim)
-            _exit(4);
-        _exit(kill(victim, SIGKILL) == 0 ? 0 : 5);
-    }
-    return k;
+    uid_t r, e, s;
+    if (sbx_user_euid_only(KILLER_TEST_UID) < 0 || getresuid(&r, &e, &s) < 0)
+        _exit(3);
+    if (r != 0 || e != KILLER_TEST_UID || s != 0)
+        _exit(6);
+    char b = 'r';
+    pid_t victim;
+    if (write(ready, &b, 1) != 1 || read(cmd, &victim, sizeof victim) != sizeof victim)
+        _exit(4);
+    _exit(kill(victim, SIGKILL) == 0 ? 0 : 5);
 }
 
-/* A process of the job's uid attacks the killer: each attempt must be refused with EPERM. */
+/* A process of the job's uid attacks the killer: each attempt must be refused with EPERM.
+ * Its exit status: 0 if both were. */
 static int attack_exit(pid_t killer)
 {
     pid_t a = fork();
+    if (a < 0)
+        return 99;
     if (a == 0) {
         if (syscall(SYS_setresuid, KILLER_TEST_UID, KILLER_TEST_UID, KILLER_TEST_UID) < 0)
             _exit(3);
         if (kill(killer, SIGSTOP) == 0 || errno != EPERM) _exit(10);
         if (kill(killer, SIGKILL) == 0 || errno != EPERM) _exit(11);
-        if (ptrace(PTRACE_ATTACH, killer, NULL, NULL) == 0 || errno != EPERM) _exit(12);
         _exit(0);
     }
     int st = -1;
@@ -778,26 +780,43 @@ static void test_killer_out_of_jobs_reach(void **state)
 {
     (void)state;
     int ready[2], cmd[2];
+    pid_t victim = fork_uid_sleeper();
+    assert_true(victim > 0);
+    /* After the victim: it holds no end, so a killer that exits early is an EOF here. */
     assert_int_equal(pipe(ready), 0);
     assert_int_equal(pipe(cmd), 0);
-    pid_t victim = fork_uid_sleeper();
-    pid_t killer = fork_killer(ready[1], cmd[0]);
-    assert_true(victim > 0 && killer > 0);
-    char b = 0;
-    assert_int_equal(read(ready[0], &b, 1), 1);
-    int attacked = attack_exit(killer);
-    /* What the killer is for: it still reaches the job's uid. */
-    assert_int_equal(write(cmd[1], &victim, sizeof victim), (ssize_t)sizeof victim);
-    int kst = -1, vst = -1;
-    kill(killer, SIGCONT); /* a stopped killer (the failure) must not hang the test */
-    assert_int_equal(waitpid(killer, &kst, 0), killer);
-    kill(victim, SIGKILL);
-    assert_int_equal(waitpid(victim, &vst, 0), victim);
-    for (int i = 0; i < 2; i++) {
-        close(ready[i]);
-        close(cmd[i]);
+    pid_t killer = fork();
+    if (killer == 0) {
+        close(ready[0]);
+        close(cmd[1]);
+        killer_child(ready[1], cmd[0]);
     }
+    close(ready[1]);
+    close(cmd[0]);
+    char b = 0;
+    bool up = killer > 0 && read(ready[0], &b, 1) == 1;
+    int attacked = up ? attack_exit(killer) : -1;
+    /* What the killer is for: it still reaches the job's uid. */
+    bool sent = up && write(cmd[1], &victim, sizeof victim) == (ssize_t)sizeof victim;
+    int kst = -1, vst = -1;
+    if (killer > 0) {
+        kill(killer, SIGCONT); /* a stopped killer (the failure) must not hang the test */
+        if (!sent)
+            kill(killer, SIGKILL);
+        waitpid(killer, &kst, 0);
+    }
+    if (!sent)
+        kill(victim, SIGKILL);
+    waitpid(victim, &vst, 0);
+    close(ready[0]);
+    close(cmd[1]);
+    assert_true(killer > 0);
+    if (!up)
+        fail_msg("the killer's stand-in ended before it was ready: exit %d (3: the call failed, "
+                 "6: not real and saved root with the job's effective uid)",
+                 WIFEXITED(kst) ? WEXITSTATUS(kst) : -1);
     assert_int_equal(attacked, 0);
+    assert_true(sent);
     assert_true(WIFEXITED(kst));
     assert_int_equal(WEXITSTATUS(kst), 0);
     assert_true(WIFSIGNALED(vst) && WTERMSIG(vst) == SIGKILL);
