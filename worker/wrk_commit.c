@@ -9,10 +9,17 @@
  * called again (not replaced by another), after a back-off; an error that requires an abort
  * aborts (the finished work stays in memory and goes out later, nothing was visible). A
  * fatal producer error ends the worker only when another instance fenced it (it is a zombie);
- * any other (librdkafka 2.0.2 turns an abort after a long broker outage into a fatal
- * INVALID_TXN_STATE once the coordinator has timed the transaction out) costs a new producer:
- * init_transactions with the same transactional.id bumps the epoch, nothing was visible, and
- * the batch goes again. At most REBUILDS_MAX of those in REBUILD_WINDOW_MS, then exit. */
+ * any other costs a new producer: init_transactions with the same transactional.id bumps the
+ * epoch, nothing was visible, and the batch goes again. At most REBUILDS_MAX of those in
+ * REBUILD_WINDOW_MS, then exit. A transaction that a long broker outage kept open past
+ * transaction.timeout.ms is rolled back by the coordinator itself, which bumps the epoch (Kafka
+ * 4's transaction.version 2): the abort that follows fails fenced (or, with librdkafka 2.0.2,
+ * INVALID_TXN_STATE, depending on which the coordinator did first). A fence is taken for
+ * another instance's only when the transaction was younger than that timeout; an older one
+ * was fenced by its own timeout and gets a new producer too. (A true zombie that was stopped
+ * that long then fences its successor once, whose next fence ends it on a young transaction;
+ * the consumer group's generation, which every offset commit carries, keeps either from
+ * committing for partitions it no longer owns.) */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -45,6 +52,9 @@ struct wrk_committer {
     rd_kafka_t *p;          /* the transactional producer: the committer thread's alone */
     const wrk_config *c;
     bool broken;            /* p had a fatal error that a new producer cures */
+    uint64_t txn_began;     /* monotonic ms the open transaction began; 0: none open */
+    uint64_t test_hold_ms;  /* CODEQ_TEST_TXN_HOLD_MS, a test hook (hold_for_test) */
+    uint64_t txn_timeout_ms; /* p's transaction.timeout.ms */
     int rebuilds;
     uint64_t rebuild_window;
     bool started;
@@ -92,12 +102,29 @@ static bool fenced(rd_kafka_resp_err_t e)
            e == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 }
 
-/* A fatal producer error: the end when fenced; otherwise the producer is rebuilt. */
+/* A fence on a transaction open longer than transaction.timeout.ms: the coordinator rolled it
+ * back and bumped the epoch itself (see the top of this file). */
+static bool fenced_by_own_timeout(const wrk_committer *cm, rd_kafka_resp_err_t e)
+{
+    bool epoch = e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+                 e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+    return epoch && cm->txn_began && ms_since(cm->txn_began) > cm->txn_timeout_ms;
+}
+
+/* A fatal producer error: the end when fenced by another instance; otherwise the producer is
+ * rebuilt. */
 static void producer_fatal(wrk_committer *cm)
 {
     char msg[400];
     rd_kafka_resp_err_t e = rd_kafka_fatal_error(cm->p, msg, sizeof msg);
-    if (fenced(e)) {
+    if (fenced_by_own_timeout(cm, e)) {
+        wrk_logx(WRK_LOG_WARN, "transaction_timed_out", NULL,
+                 "worker: %s after the transaction was open %lu ms, past transaction.timeout.ms "
+                 "%lu: the coordinator rolled it back, not another instance",
+                 rd_kafka_err2name(e), (unsigned long)ms_since(cm->txn_began),
+                 (unsigned long)cm->txn_timeout_ms);
+        cm->broken = true;
+    } else if (fenced(e)) {
         char what[128];
         snprintf(what, sizeof what, "kafka fatal error %s", rd_kafka_err2name(e));
         set_fatal(cm, what, msg);
@@ -222,6 +249,19 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
     }
 }
 
+/* CODEQ_TEST_TXN_HOLD_MS, a test hook: the first transaction that carries results is held open
+ * that long between its offsets and its commit, as a broker outage or a stopped worker would
+ * hold it (tests/integration/kafka_txn_timeout.py). */
+static void hold_for_test(wrk_committer *cm)
+{
+    if (!cm->test_hold_ms || !cm->nitems) return;
+    wrk_logx(WRK_LOG_WARN, "test_hook", NULL,
+             "worker: CODEQ_TEST_TXN_HOLD_MS: holding the transaction open for %lu ms",
+             (unsigned long)cm->test_hold_ms);
+    sleep_ms((int)cm->test_hold_ms);
+    cm->test_hold_ms = 0;
+}
+
 /* The whole transaction: true if committed. After an abort the batch goes again later. */
 static bool run_batch(wrk_committer *cm)
 {
@@ -229,6 +269,7 @@ static bool run_batch(wrk_committer *cm)
      * never visible, and the batch is numbered again. */
     wrk_chain *chain = wrk_chain_worker();
     if (chain) wrk_chain_rewind(chain);
+    cm->txn_began = 0;
     rd_kafka_error_t *e = rd_kafka_begin_transaction(cm->p);
     if (e) {
         bool fatal = rd_kafka_error_is_fatal(e);
@@ -237,17 +278,21 @@ static bool run_batch(wrk_committer *cm)
         if (fatal) producer_fatal(cm);
         return false;
     }
+    cm->txn_began = wrk_now_ms();
     int rc = 0;
     for (size_t i = 0; i < cm->nitems && rc == 0; i++)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
     if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
+    if (rc == 0) hold_for_test(cm);
     if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
     if (rc == 0) {
+        cm->txn_began = 0;
         if (chain) wrk_chain_commit(chain);
         return true;
     }
     if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0 && !cm->broken)
         set_fatal(cm, "transaction", "could not be aborted");
+    cm->txn_began = 0;
     return false;
 }
 
@@ -296,7 +341,16 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
     rd_kafka_conf_set_dr_msg_cb(conf, wrk_commit_delivery);
     rd_kafka_conf_set_opaque(conf, cm);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
-    if (!p) snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
+    if (!p) {
+        snprintf(err, errlen, "codeq: worker: producer: %s", kerr);
+        return NULL;
+    }
+    /* The effective value: an operator's -X transaction.timeout.ms overrides ours. */
+    char v[32];
+    size_t vlen = sizeof v;
+    cm->txn_timeout_ms = UINT64_MAX; /* unknown: every fence is another instance's */
+    if (rd_kafka_conf_get(rd_kafka_conf(p), "transaction.timeout.ms", v, &vlen) == RD_KAFKA_CONF_OK)
+        cm->txn_timeout_ms = strtoull(v, NULL, 10);
     return p;
 }
 
@@ -337,6 +391,8 @@ static void warm(wrk_committer *cm)
 int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, size_t errlen)
 {
     cm->c = c;
+    const char *hold = getenv("CODEQ_TEST_TXN_HOLD_MS");
+    cm->test_hold_ms = hold ? strtoull(hold, NULL, 10) : 0;
     if (!(cm->p = new_producer(cm, err, errlen)) || init_txn(cm, INIT_BUDGET_MS, err, errlen) < 0) return -1;
     warm(cm);
     return 0;

@@ -54,10 +54,13 @@ class Setup:
         print(f"{name}: broker {self.brokers}, topics {name}-{sfx}.* ({partitions} partitions), "
               f"logs in {self.logdir}", flush=True)
 
-    def start(self, wid, *extra):
+    def start(self, wid, *extra, instance=None):
+        """A worker named wid (its log, its worker id); instance: its --instance-id, wid's own
+        unless given (two live workers with one instance id share a transactional.id)."""
         log = open(self.logdir / f"{wid}.log", "a")
         self.workers[wid] = subprocess.Popen(
-            [BIN, "worker", "-b", self.brokers, "-g", self.group, "--instance-id", wid, "--worker-id", wid,
+            [BIN, "worker", "-b", self.brokers, "-g", self.group, "--instance-id", instance or wid,
+             "--worker-id", wid,
              "-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=1000",
              *WORKER_ISOLATION_ARGS, *self.topic_args, *extra], stdout=log, stderr=subprocess.STDOUT)
         return self.workers[wid]
