@@ -8,18 +8,21 @@
  * librdkafka's rules for transactional calls: a call that timed out or failed retriably is
  * called again (not replaced by another), after a back-off; an error that requires an abort
  * aborts (the finished work stays in memory and goes out later, nothing was visible). A
- * fatal producer error ends the worker only when another instance fenced it (it is a zombie);
- * any other costs a new producer: init_transactions with the same transactional.id bumps the
- * epoch, nothing was visible, and the batch goes again. At most REBUILDS_MAX of those in
- * REBUILD_WINDOW_MS, then exit. A transaction that a long broker outage kept open past
- * transaction.timeout.ms is rolled back by the coordinator itself, which bumps the epoch (Kafka
- * 4's transaction.version 2): the abort that follows fails fenced (or, with librdkafka 2.0.2,
- * INVALID_TXN_STATE, depending on which the coordinator did first). A fence is taken for
- * another instance's only when the transaction was younger than that timeout; an older one
- * was fenced by its own timeout and gets a new producer too. (A true zombie that was stopped
- * that long then fences its successor once, whose next fence ends it on a young transaction;
- * the consumer group's generation, which every offset commit carries, keeps either from
- * committing for partitions it no longer owns.) */
+ * fatal producer error ends the worker when another instance fenced it (it is a zombie), and
+ * whenever the transaction's commit was asked for: the commit may have happened, and a batch
+ * that may be visible is never sent again by this process (a restart finds out from the
+ * group's committed offsets). Any other fatal error costs a new producer: init_transactions
+ * with the same transactional.id bumps the epoch, nothing was visible, and the batch goes
+ * again. At most REBUILDS_MAX of those in REBUILD_WINDOW_MS, then exit.
+ * A transaction that a long broker outage (or a stopped worker) kept open past
+ * transaction.timeout.ms is rolled back by the coordinator itself, which bumps the producer's
+ * epoch; the send of offsets or the abort that follows then fails fenced, or, when the
+ * coordinator never saw the transaction, INVALID_TXN_STATE. So a fence counts as another
+ * instance's only on a transaction younger than that timeout. The test is one-sided: a fence by
+ * another instance noticed on an older transaction gets a new producer too, which fences that
+ * instance once in turn; the consumer group's generation, which every offset commit carries,
+ * keeps either from committing for partitions it does not own, and the fenced successor's
+ * next fence comes on a young transaction and ends it (docs/exactly-once.md). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -53,6 +56,7 @@ struct wrk_committer {
     const wrk_config *c;
     bool broken;            /* p had a fatal error that a new producer cures */
     uint64_t txn_began;     /* monotonic ms the open transaction began; 0: none open */
+    bool commit_asked;      /* its commit was called: it may have happened */
     uint64_t test_hold_ms;  /* CODEQ_TEST_TXN_HOLD_MS, a test hook (hold_for_test) */
     uint64_t txn_timeout_ms; /* p's transaction.timeout.ms */
     int rebuilds;
@@ -117,7 +121,12 @@ static void producer_fatal(wrk_committer *cm)
 {
     char msg[400];
     rd_kafka_resp_err_t e = rd_kafka_fatal_error(cm->p, msg, sizeof msg);
-    if (fenced_by_own_timeout(cm, e)) {
+    if (cm->commit_asked) {
+        char what[160];
+        snprintf(what, sizeof what, "kafka fatal error %s after the commit was asked for (it may "
+                 "have happened: a restart resumes from the committed offsets)", rd_kafka_err2name(e));
+        set_fatal(cm, what, msg);
+    } else if (fenced_by_own_timeout(cm, e)) {
         wrk_logx(WRK_LOG_WARN, "transaction_timed_out", NULL,
                  "worker: %s after the transaction was open %lu ms, past transaction.timeout.ms "
                  "%lu: the coordinator rolled it back, not another instance",
@@ -250,11 +259,12 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
 }
 
 /* CODEQ_TEST_TXN_HOLD_MS, a test hook: the first transaction that carries results is held open
- * that long between its offsets and its commit, as a broker outage or a stopped worker would
- * hold it (tests/integration/kafka_txn_timeout.py). */
+ * that long after its records and before its offsets, as a broker outage or a stopped worker
+ * would hold it (tests/integration/kafka_txn_timeout.py). At most 10 minutes. */
 static void hold_for_test(wrk_committer *cm)
 {
     if (!cm->test_hold_ms || !cm->nitems) return;
+    if (cm->test_hold_ms > 600000) cm->test_hold_ms = 600000;
     wrk_logx(WRK_LOG_WARN, "test_hook", NULL,
              "worker: CODEQ_TEST_TXN_HOLD_MS: holding the transaction open for %lu ms",
              (unsigned long)cm->test_hold_ms);
@@ -270,6 +280,7 @@ static bool run_batch(wrk_committer *cm)
     wrk_chain *chain = wrk_chain_worker();
     if (chain) wrk_chain_rewind(chain);
     cm->txn_began = 0;
+    cm->commit_asked = false;
     rd_kafka_error_t *e = rd_kafka_begin_transaction(cm->p);
     if (e) {
         bool fatal = rd_kafka_error_is_fatal(e);
@@ -282,17 +293,23 @@ static bool run_batch(wrk_committer *cm)
     int rc = 0;
     for (size_t i = 0; i < cm->nitems && rc == 0; i++)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
-    if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
     if (rc == 0) hold_for_test(cm);
+    if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
+    if (rc == 0) cm->commit_asked = true;
     if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
+    /* An abortable commit did not happen: a record failed before EndTxn, or EndTxn was refused
+     * (librdkafka's EndTxn handling); the abort's own errors are then judged as any other. */
+    if (rc > 0) cm->commit_asked = false;
     if (rc == 0) {
         cm->txn_began = 0;
+        cm->commit_asked = false;
         if (chain) wrk_chain_commit(chain);
         return true;
     }
     if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0 && !cm->broken)
         set_fatal(cm, "transaction", "could not be aborted");
     cm->txn_began = 0;
+    cm->commit_asked = false;
     return false;
 }
 

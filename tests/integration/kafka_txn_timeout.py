@@ -2,13 +2,14 @@
 the two ways a worker's producer is fenced, which must end differently.
 
   timed out  the worker is started with the test hook CODEQ_TEST_TXN_HOLD_MS, which holds its
-             first transaction with results open between its offsets and its commit, longer than
-             transaction.timeout.ms (the worker's 10 s) plus the broker's check for timed-out
-             transactions (every 10 s): what a broker outage or a stopped worker does to an open
-             transaction. The coordinator rolls it back and bumps the producer's epoch, and the
-             commit is fenced. That is not another instance: the worker must get a new producer,
-             stay up and answer every job exactly once (a 30 s broker outage ended the worker
-             this way, exit 3, in CI on 2026-12-05).
+             first transaction with results open after its records and before its offsets,
+             longer than transaction.timeout.ms (the worker's 10 s) plus the broker's check for
+             timed-out transactions (every 10 s): what a broker outage or a stopped worker does
+             to an open transaction. The coordinator rolls it back and bumps the producer's
+             epoch, and the send of offsets is fenced. That is not another instance, and no
+             commit was asked for: the worker must get a new producer, stay up and answer every
+             job exactly once (a 30 s broker outage ended the worker this way, exit 3, in CI on
+             2026-12-05).
   zombie     a second worker with the same --instance-id (so the same transactional.id) starts
              while the first runs: its init_transactions fences the first, whose next
              transaction is young. The first must end (exit 3, "_FENCED") and the second answer
@@ -24,7 +25,7 @@ from codeq_test import Failures  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 NAME = "txntimeout"
-HOLD_MS = 25000  # > transaction.timeout.ms 10 s + the broker's 10 s check interval
+HOLD_MS = 32000  # > transaction.timeout.ms 10 s + the broker's 10 s check interval, with room
 F = Failures()
 kt.require_broker(NAME)
 
@@ -81,8 +82,13 @@ def timed_out(s):
 def zombie(s):
     w1 = s.workers["w1"]
     w2 = s.start("w1-successor", "--slots", "2", instance="w1")  # the same transactional.id
+    # Its init_transactions (which fences the first) is done before it joins the group; jobs on
+    # both partitions once it holds one, so that the first still has work for a transaction.
+    joined = wait_until(lambda: "assigned partitions" in log_of(s, "w1-successor"), 90)
+    F.check(joined, "zombie: the second worker never got a partition")
     more = jobs("zombie", 12)
-    s.produce_jobs(more)
+    for p in (0, 1):
+        s.produce_jobs(more[p::2], partition=p)
     ids = [j["id"] for j in more]
     ended = wait_until(lambda: w1.poll() is not None, 90)
     done = wait_until(lambda: len(answered(s, ids)) == len(ids), 90)
