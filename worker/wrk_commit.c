@@ -16,13 +16,14 @@
  * again. At most REBUILDS_MAX of those in REBUILD_WINDOW_MS, then exit.
  * A transaction that a long broker outage (or a stopped worker) kept open past
  * transaction.timeout.ms is rolled back by the coordinator itself, which bumps the producer's
- * epoch; the send of offsets or the abort that follows then fails fenced, or, when the
- * coordinator never saw the transaction, INVALID_TXN_STATE. So a fence counts as another
- * instance's only on a transaction younger than that timeout. The test is one-sided: a fence by
- * another instance noticed on an older transaction gets a new producer too, which fences that
- * instance once in turn; the consumer group's generation, which every offset commit carries,
- * keeps either from committing for partitions it does not own, and the fenced successor's
- * next fence comes on a young transaction and ends it (docs/exactly-once.md). */
+ * epoch; the call that follows (the send of offsets or the abort; the commit, if the outage
+ * came during it, which then ends the worker) fails fenced, or, when the coordinator never
+ * saw the transaction, INVALID_TXN_STATE. So a fence counts as another instance's only on a
+ * transaction younger than that timeout. The test is one-sided: a fence by another instance
+ * noticed on an older transaction gets a new producer too, which fences that instance once in
+ * turn; the consumer group's generation, which every offset commit carries, keeps either from
+ * committing for partitions it does not own, and the fenced successor's next fence comes on a
+ * young transaction and ends it (docs/exactly-once.md). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -125,7 +126,7 @@ static void producer_fatal(wrk_committer *cm)
         char what[160];
         snprintf(what, sizeof what, "kafka fatal error %s after the commit was asked for (it may "
                  "have happened: a restart resumes from the committed offsets)", rd_kafka_err2name(e));
-        set_fatal(cm, what, msg);
+        set_fatal(cm, what, e ? msg : "the call's error was fatal, the producer's is not set");
     } else if (fenced_by_own_timeout(cm, e)) {
         wrk_logx(WRK_LOG_WARN, "transaction_timed_out", NULL,
                  "worker: %s after the transaction was open %lu ms, past transaction.timeout.ms "
@@ -297,8 +298,13 @@ static bool run_batch(wrk_committer *cm)
     if (rc == 0) rc = txn_call(cm, "send offsets", send_offsets);
     if (rc == 0) cm->commit_asked = true;
     if (rc == 0) rc = txn_call(cm, "commit", commit_txn);
-    /* An abortable commit did not happen: a record failed before EndTxn, or EndTxn was refused
-     * (librdkafka's EndTxn handling); the abort's own errors are then judged as any other. */
+    /* An abortable commit did not happen: in 2.0.2 a commit fails abortably when a record
+     * failed before EndTxn was sent, or when the broker refused EndTxn. (librdkafka also turns
+     * any EndTxn error into an abortable one once the transaction is already in its abortable
+     * state, where the commit may have succeeded; in this flow every source of that state, a
+     * produce, AddPartitions, AddOffsets or TxnOffsetCommit answer, has been read before the
+     * commit's flush and the synchronous send of offsets return.) The abort's own errors are
+     * then judged as any other. */
     if (rc > 0) cm->commit_asked = false;
     if (rc == 0) {
         cm->txn_began = 0;

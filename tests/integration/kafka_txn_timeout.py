@@ -17,6 +17,7 @@ the two ways a worker's producer is fenced, which must end differently.
 """
 import os
 import pathlib
+import re
 import sys
 import time
 
@@ -84,7 +85,7 @@ def zombie(s):
     w2 = s.start("w1-successor", "--slots", "2", instance="w1")  # the same transactional.id
     # Its init_transactions (which fences the first) is done before it joins the group; jobs on
     # both partitions once it holds one, so that the first still has work for a transaction.
-    joined = wait_until(lambda: "assigned partitions" in log_of(s, "w1-successor"), 90)
+    joined = wait_until(lambda: re.search(r"assigned partitions \[\d", log_of(s, "w1-successor")), 90)
     F.check(joined, "zombie: the second worker never got a partition")
     more = jobs("zombie", 12)
     for p in (0, 1):
