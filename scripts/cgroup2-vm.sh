@@ -29,9 +29,9 @@
 # Exit status: CMD's status; 124 = timeout; 125 = VM failed before CMD reported a status.
 # A guest that has not reached stage 2 within $VMPROBE_BOOT_SECS (default 120; a boot takes
 # 5-10 s) is killed and booted once more, within the same -t. So is a guest that stalls later
-# (its 9p shares leave a read unanswered for $VMPROBE_STALL_SECS, default 120, or its console
-# stays silent for $VMPROBE_SILENT_SECS, default 180; watch.sh below), and CMD then runs again
-# from its start: once. With $CODEQ_VM_STALL_LOG set, the report of such a stall is appended there.
+# (its 9p shares leave a read unanswered for $VMPROBE_STALL_SECS, default 120, or its
+# watchdog writes nothing to the console for $VMPROBE_SILENT_SECS, default 180; watch.sh below),
+# and CMD then runs again from its start: once. With $CODEQ_VM_STALL_LOG set, the report of such a stall is appended there.
 # Everything lives under $CODEQ_VM_DIR (default /tmp/codeq-vm; the kernel is cached there).  Needs root (9p with
 # security_model=none must be able to read every host file).
 set -u -o pipefail
@@ -338,7 +338,10 @@ boot() {
   # each of QEMU's threads and the two readers of the guest's output wait on.
   beat_t=$(date +%s)
   while [ $hung = 0 ] && kill -0 $q 2>/dev/null; do
-    now=$(date +%s) n=$(stat -c %s "$R/console.log")    # a guest that writes is not frozen
+    # A guest whose watchdog writes is not frozen. Only its lines count: a guest kernel with a
+    # CPU stuck and its timers dead still prints a soft-lockup report every ~30 s, which kept
+    # such a guest "alive" until the VM's limit (cgroup2_units, CI, 2026-12-05).
+    now=$(date +%s) n=$(grep -c '^vmprobe: ' "$R/console.log")
     [ "$n" = "$beats" ] || beats=$n beat_t=$now
     if grep -q '^vmprobe: stalled' "$R/console.log" ||
        { [ $(( now - beat_t )) -ge $silent_max ] && ! grep -q '^vmprobe: no watchdog' "$R/console.log"; }; then
@@ -364,7 +367,7 @@ stall_report() {
     echo "codeq: vm: the guest's 9p shares stopped answering; its watchdog's report:"
     sed -n '/^vmprobe: a read from 9p/,$p' "$R/console.log" | head -1500
   else
-    echo "codeq: vm: the guest's console stayed silent for ${silent_max}s, its watchdog's lines too (its kernel stopped); console tail:"
+    echo "codeq: vm: the guest's watchdog wrote nothing for ${silent_max}s (its kernel stopped); console tail:"
     tail -30 "$R/console.log"
   fi
   echo "codeq: vm: QEMU's threads and the output readers on the host, then:"

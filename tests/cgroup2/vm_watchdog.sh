@@ -6,7 +6,9 @@
 #            the stall with every task's stack, the host must end that guest and run the
 #            command again on a fresh one, whose status is the script's (0 here)
 #   silence  the command stops the watchdog (SIGSTOP): its console lines stop, as they would
-#            if the guest's kernel froze; the same end and second run must follow
+#            if the guest's kernel froze, while other lines still reach the console every 5 s,
+#            as a frozen kernel's soft-lockup reports do; the same end and second run must
+#            follow (before 2026-12-05 those other lines kept such a guest "alive")
 #   limit    a command that outlives -t: status 124, with the watchdog's dump (taken near the
 #            limit) and QEMU's threads on the host in the report
 # The second run of the first two sees a marker in a shared directory and exits 0 at once.
@@ -39,10 +41,11 @@ check "stall: recorded for the end of the test run" "stalled, ran again: sh -c" 
 VMPROBE_SILENT_SECS=40 bash "$vm" -s "$m" -t 300 -- sh -c '
   if [ -e '"$m"'/silence ]; then echo "second run"; exit 0; fi
   touch '"$m"'/silence; pkill -STOP -f "vmprobe-bin/[w]atch.sh" && echo "first run: watchdog stopped"
-  sleep 600' > "$m/silence.out" 2> "$m/silence.err"
+  while :; do echo "watchdog: BUG: soft lockup (a test line)" > /dev/console; sleep 5; done' \
+  > "$m/silence.out" 2> "$m/silence.err"
 status silence $? 0
 check "silence: the first run began" "first run: watchdog stopped" silence.out
-check "silence: the host saw it" "codeq: vm: the guest.s console stayed silent for 40s" silence.err
+check "silence: the host saw it" "codeq: vm: the guest.s watchdog wrote nothing for 40s" silence.err
 check "silence: the command ran again" "running the command again from its start" silence.err
 check "silence: to its end" "second run" silence.out
 
