@@ -31,7 +31,8 @@
 # 5-10 s) is killed and booted once more, within the same -t. So is a guest that stalls later
 # (its 9p shares leave a read unanswered for $VMPROBE_STALL_SECS, default 120, or its
 # watchdog writes nothing to the console for $VMPROBE_SILENT_SECS, default 180; watch.sh below),
-# and CMD then runs again from its start: once. With $CODEQ_VM_STALL_LOG set, the report of such a stall is appended there.
+# and CMD then runs again from its start: once. With $CODEQ_VM_STALL_LOG set, the report of
+# such a stall is appended there.
 # Everything lives under $CODEQ_VM_DIR (default /tmp/codeq-vm; the kernel is cached there).  Needs root (9p with
 # security_model=none must be able to read every host file).
 set -u -o pipefail

@@ -56,7 +56,8 @@ struct wrk_committer {
     rd_kafka_t *p;          /* the transactional producer: the committer thread's alone */
     const wrk_config *c;
     bool broken;            /* p had a fatal error that a new producer cures */
-    uint64_t txn_began;     /* monotonic ms the open transaction began; 0: none open */
+    /* the batch's transaction (run_batch sets both first; only its calls read them) */
+    uint64_t txn_began;     /* monotonic ms it began; 0: begin_transaction failed */
     bool commit_asked;      /* its commit was called: it may have happened */
     uint64_t test_hold_ms;  /* CODEQ_TEST_TXN_HOLD_MS, a test hook (hold_for_test) */
     uint64_t txn_timeout_ms; /* p's transaction.timeout.ms */
@@ -307,15 +308,11 @@ static bool run_batch(wrk_committer *cm)
      * then judged as any other. */
     if (rc > 0) cm->commit_asked = false;
     if (rc == 0) {
-        cm->txn_began = 0;
-        cm->commit_asked = false;
         if (chain) wrk_chain_commit(chain);
         return true;
     }
     if (rc > 0 && txn_call(cm, "abort", abort_txn) != 0 && !cm->broken)
         set_fatal(cm, "transaction", "could not be aborted");
-    cm->txn_began = 0;
-    cm->commit_asked = false;
     return false;
 }
 

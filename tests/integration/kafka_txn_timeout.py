@@ -39,10 +39,6 @@ def jobs(prefix, n):
     return [{"id": f"{prefix}-{i:02d}", "code": f"print({i})"} for i in range(n)]
 
 
-def answered(s, ids):
-    return {r["id"] for r in s.read("results")} & set(ids)
-
-
 def wait_until(cond, seconds):
     t0 = time.monotonic()
     while time.monotonic() - t0 < seconds:
@@ -62,21 +58,21 @@ def timed_out(s):
     s.produce_jobs(first)
     ids = [j["id"] for j in first]
     t0 = time.monotonic()
-    done = wait_until(lambda: len(answered(s, ids)) == len(ids), HOLD_MS / 1000 + 90)
+    got = {r["id"] for r in s.wait_results(ids, HOLD_MS / 1000 + 90)}
     took = time.monotonic() - t0
     log = log_of(s, "w1")
-    print(f"{NAME}: timed out: {len(answered(s, ids))} of {len(ids)} answered in {took:.0f} s; "
+    print(f"{NAME}: timed out: {len(got)} of {len(ids)} answered in {took:.0f} s; "
           f"worker {'alive' if w.poll() is None else f'exited {w.returncode}'}", flush=True)
     F.check("CODEQ_TEST_TXN_HOLD_MS: holding" in log, "timed out: the hook did not hold a transaction")
-    F.check(done, f"timed out: {len(ids) - len(answered(s, ids))} jobs unanswered")
+    F.check(len(got) == len(ids), f"timed out: {len(ids) - len(got)} jobs unanswered")
     F.check(w.poll() is None, f"timed out: the worker exited with {w.returncode}")
     F.check('"event":"transaction_timed_out"' in log and '"event":"producer_rebuilt"' in log,
             "timed out: no fence by the transaction's own timeout, and no new producer, in the log")
     # The new producer goes on committing.
     after = jobs("after", 6)
     s.produce_jobs(after)
-    ok = wait_until(lambda: len(answered(s, [j["id"] for j in after])) == len(after), 60)
-    F.check(ok, "timed out: jobs after the new producer were not all answered")
+    got = {r["id"] for r in s.wait_results([j["id"] for j in after], 60)}
+    F.check(len(got) == len(after), "timed out: jobs after the new producer were not all answered")
     return ids + [j["id"] for j in after]
 
 
@@ -92,14 +88,14 @@ def zombie(s):
         s.produce_jobs(more[p::2], partition=p)
     ids = [j["id"] for j in more]
     ended = wait_until(lambda: w1.poll() is not None, 90)
-    done = wait_until(lambda: len(answered(s, ids)) == len(ids), 90)
+    got = {r["id"] for r in s.wait_results(ids, 90)}
     log = log_of(s, "w1")
     print(f"{NAME}: zombie: first worker {'exited ' + str(w1.returncode) if ended else 'still running'}; "
-          f"{len(answered(s, ids))} of {len(ids)} answered", flush=True)
+          f"{len(got)} of {len(ids)} answered", flush=True)
     F.check(ended and w1.returncode == 3, f"zombie: the fenced worker did not exit 3 ({w1.returncode})")
     F.check("kafka fatal error _FENCED" in log or "kafka fatal error PRODUCER_FENCED" in log,
             "zombie: the fenced worker did not say it was fenced")
-    F.check(done, f"zombie: {len(ids) - len(answered(s, ids))} jobs unanswered")
+    F.check(len(got) == len(ids), f"zombie: {len(ids) - len(got)} jobs unanswered")
     F.check(w2.poll() is None, f"zombie: the successor exited with {w2.returncode}")
     return ids
 
