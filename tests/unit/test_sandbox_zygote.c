@@ -136,14 +136,20 @@ static pid_t zygote_pid(void)
     return z;
 }
 
-/* A job started in a zygote with the default limits, to be driven by the caller. */
-static sbx_proc *start_job(const char *code)
+/* A job started in a zygote with the default limits, to be driven by the caller; its id
+ * names its staging directory (job-<id>-XXXXXX). */
+static sbx_proc *start_job_as(const char *code, const char *id)
 {
-    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = "zygote"};
+    sbx_job j = {.code = code, .code_len = strlen(code), .job_id = id};
     sbx_limits_default(&j.limits);
     sbx_proc *p = sbx_start(&g_cfg, &j);
     assert_non_null(p);
     return p;
+}
+
+static sbx_proc *start_job(const char *code)
+{
+    return start_job_as(code, "zygote");
 }
 
 /* The zygote of this process, after one job has run through it. */
@@ -737,37 +743,48 @@ static void test_cgroup_per_job_limits_and_figures(void **state)
     sbx_result_free(&r);
 }
 
-/* The staging directory of the zygote's running job, seen through the zygote's own mount
- * namespace (its private tmpfs, docs/zygote.md); 0 while there is none. */
-static int running_job_staging(pid_t z, char *dir, size_t n)
+/* The staging directory of the job with this id (job-<id>-XXXXXX), seen through the mount
+ * namespace of the zygote that runs it (its private tmpfs, docs/zygote.md), and that zygote;
+ * 0 while there is none. The id tells it from the directory of the job before, which may
+ * still be being removed. */
+static pid_t job_staging(const char *id, char *dir, size_t n)
 {
-    char root[600];
-    snprintf(root, sizeof root, "/proc/%d/root%s", (int)z, g_cfg.work_root);
-    DIR *d = opendir(root);
-    if (!d)
-        return 0;
-    int found = 0;
-    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
-        if (strncmp(e->d_name, "job-", 4) == 0) {
-            snprintf(dir, n, "%s/%s", root, e->d_name);
-            found = 1;
-        }
-    closedir(d);
-    return found;
+    pid_t zs[4];
+    int nz = children_of(getpid(), "codeq-zygote", zs, 4);
+    char prefix[80];
+    snprintf(prefix, sizeof prefix, "job-%s-", id);
+    for (int i = 0; i < nz; i++) {
+        char root[600];
+        snprintf(root, sizeof root, "/proc/%d/root%s", (int)zs[i], g_cfg.work_root);
+        DIR *d = opendir(root);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+                snprintf(dir, n, "%s/%s", root, e->d_name);
+                closedir(d);
+                return zs[i];
+            }
+        if (d)
+            closedir(d);
+    }
+    return 0;
 }
 
-/* A file the removal of its directory cannot take while the flag is set (EPERM). */
-static int set_immutable(const char *path, bool on)
+/* Sets or clears the flag that keeps a file from being removed (EPERM) while it is set. */
+static int set_immutable(int fd, bool on)
 {
-    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
     int flags = 0;
-    int rc = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 ? 0 : -1;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+        return -1;
     flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-    if (rc == 0)
-        rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    return ioctl(fd, FS_IOC_SETFLAGS, &flags);
+}
+
+static bool alive(pid_t pid)
+{
+    char name[32], comm[64], state;
+    int ppid;
+    snprintf(name, sizeof name, "%d", (int)pid);
+    return proc_stat(name, comm, sizeof comm, &state, &ppid) && state != 'Z';
 }
 
 /* The supervisor answers once the job's init has reported (docs/zygote.md, "Answer before
@@ -776,40 +793,52 @@ static int set_immutable(const char *path, bool on)
  * internal_error — it is logged, and the zygote's sweep removes what is left. Here the test
  * puts an immutable file into the running job's staging directory and clears the flag only
  * once the result is in: a supervisor that removed the staging before answering would
- * answer internal_error ("remove ...: Operation not permitted"). The directory is gone after
- * the next job (the sweep, which runs between jobs). */
+ * answer internal_error ("remove ...: Operation not permitted"). The flag is cleared through
+ * the descriptor the file was made with, so no path has to resolve again. The directory is
+ * gone after the next job (the sweep, which runs between jobs), its zygote still alive. */
 static void test_answer_before_teardown(void **state)
 {
     (void)state;
     sbx_result r;
-    pid_t z = zygote_after_a_job();
-    const char *code = "import time\ntime.sleep(1)\nprint('done')\n";
-    sbx_proc *p = start_job(code);
+    zygote_after_a_job();
+    pid_t z = 0;
+    const char *id = "teardown-hold";
+    sbx_proc *p = start_job_as("import time\ntime.sleep(1)\nprint('done')\n", id);
     char dir[1024], hold[1100] = "";
-    bool held = false;
+    int fd = -1, held = -1;
     uint64_t t0 = now_ms();
     while (!sbx_done(p) && now_ms() - t0 < 60000) {
-        if (!hold[0] && running_job_staging(z, dir, sizeof dir)) {
+        if (fd < 0 && (z = job_staging(id, dir, sizeof dir)) > 0) {
             snprintf(hold, sizeof hold, "%s/test-hold", dir);
-            held = set_immutable(hold, true) == 0;
+            fd = open(hold, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+            held = fd >= 0 ? set_immutable(fd, true) : -1;
+            if (held < 0)
+                print_error("%s: %s\n", hold, strerror(errno));
         }
         struct pollfd fds[4];
         int n = sbx_pollfds(p, fds, 4);
-        poll(fds, (nfds_t)n, hold[0] ? sbx_timeout_ms(p) : 5);
+        poll(fds, (nfds_t)n, fd >= 0 ? sbx_timeout_ms(p) : 5);
         sbx_service(p);
     }
     sbx_finish(p, &r);
-    bool released = hold[0] && set_immutable(hold, false) == 0;
+    int released = fd >= 0 ? set_immutable(fd, false) : -1;
+    if (fd >= 0 && released < 0)
+        print_error("clear the flag of %s: %s\n", hold, strerror(errno));
+    if (fd >= 0)
+        close(fd);
     expect(&r, SBX_OK, "done\n");
     sbx_result_free(&r);
-    assert_true(held);
-    assert_true(released);
+    assert_true(fd >= 0);
+    assert_int_equal(held, 0);
+    assert_int_equal(released, 0);
+    assert_true(alive(z));
     run("print(2)\n", 0, &r);
     expect(&r, SBX_OK, "2\n");
     sbx_result_free(&r);
     struct stat st;
     for (t0 = now_ms(); stat(dir, &st) == 0 && now_ms() - t0 < 10000;)
         poll(NULL, 0, 10);
+    assert_true(alive(z));
     assert_int_equal(stat(dir, &st), -1);
 }
 
