@@ -814,6 +814,13 @@ static void test_answer_before_teardown(void **state)
             held = fd >= 0 ? set_immutable(fd, true) : -1;
             if (held < 0)
                 print_error("%s: %s\n", hold, strerror(errno));
+            /* Unlinked before the flag was set: a directory being removed (how this test
+             * once failed, with the previous job's directory). */
+            struct stat hs;
+            if (held == 0 && (fstat(fd, &hs) < 0 || hs.st_nlink == 0)) {
+                print_error("%s: removed before its flag was set\n", hold);
+                held = -1;
+            }
         }
         struct pollfd fds[4];
         int n = sbx_pollfds(p, fds, 4);
