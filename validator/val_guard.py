@@ -382,6 +382,23 @@ def _codeq_prepare(policy):
         update_wrapper.__doc__ = real_update.__doc__
         functools.update_wrapper = update_wrapper  # wraps() finds it as a global
 
+        # cached_property returns instance.__dict__.get(self.attrname), a name anyone may set:
+        # on a class or a module that is a raw class-dict entry or global by any name (bypass
+        # 113: type(f).__dict__["__globals__"]). Such an instance is refused, judged from the
+        # argument itself (a thread of the job could change attrname between two reads).
+        cached = functools.cached_property
+        real_cached_get = cached.__get__
+
+        def cached_get(self, instance, owner=None):
+            if isinstance(instance, (type, module_type)):
+                raise PermissionError("codeq guard: functools.cached_property on a class or a "
+                                      f"module is not allowed by policy {policy['name']}")
+            check_attr(self.attrname)
+            return real_cached_get(self, instance, owner)
+
+        cached_get.__doc__ = real_cached_get.__doc__
+        cached.__get__ = cached_get
+
     def harden_dataclasses(dc):
         field_type = dc.Field
         slots = {n: vars(field_type)[n] for n in field_type.__slots__}  # the original slots

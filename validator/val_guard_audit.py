@@ -16,9 +16,9 @@
 #   also: no calls, no private names, no other module's globals). Anything else that turns
 #   a string into running code is refused.
 # - pickle.find_class: only names of allowed modules that the getattr rules allow.
-# - processes, signals, sockets, ctypes, changes to the file system, new code objects, tracing:
-#   refused outright (no allowed module does them for a job); directory listings only of
-#   sys.path and the working directory.
+# - processes, signals, sockets, any ctypes call, changes to the file system, new code objects,
+#   tracing, walks of the garbage collector's object lists: refused outright (no allowed module
+#   does them for a job); directory listings only of sys.path and the working directory.
 #
 # The hook is a closure: the job cannot reach it, and CPython offers no way to list or remove
 # audit hooks. _sys._getframe(1) in it is the Python frame whose C call raised the event.
@@ -177,11 +177,16 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
     # early and by name. Listing a directory is left to imports (sys.path) and the workdir.
     refused_events = frozenset({
         "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-        "os.kill", "os.killpg", "subprocess.Popen", "ctypes.dlopen", "ctypes.dlsym",
-        "ctypes.cdata", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
+        "os.kill", "os.killpg", "subprocess.Popen", "socket.__new__", "socket.connect",
+        "socket.bind", "socket.getaddrinfo",
         "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod",
         "os.chown", "os.truncate", "os.chdir", "os.putenv", "os.unsetenv", "os.setxattr",
-        "os.removexattr", "os.utime", "code.__new__", "sys.settrace", "sys.setprofile"})
+        "os.removexattr", "os.utime", "code.__new__", "sys.settrace", "sys.setprofile",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+    # Every ctypes operation, not only loading a library: numpy hands out the real ctypes
+    # module (ndarray.ctypes._ctypes), whose string_at, memmove and cast read and write any
+    # address (bypass 115). The gc walks lead to every object, the guard's own included (114).
+    refused_prefixes = ("ctypes.",)
 
     def listing_allowed(path):
         if type(path) is not str and type(path) is not bytes:
@@ -191,7 +196,7 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         return under(real, cwd) or any(under(real, root) for root in read_roots)
 
     def audit(event, args):
-        if event in refused_events or \
+        if event in refused_events or event.startswith(refused_prefixes) or \
                 (event in ("os.listdir", "os.scandir") and not listing_allowed(args[0])):
             raise PermissionError(f"codeq guard: {event} is not allowed by policy "
                                   f"{policy['name']}")

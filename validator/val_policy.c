@@ -23,7 +23,10 @@
  * calls on itself or super(), and descriptive metadata. None of them leads to a module, a
  * frame, globals or the class graph (that is what the dunder-attr rule denies). Not
  * __getstate__: object.__getstate__(cls) is a copy of a class's __dict__, raw descriptors
- * (type(f).__dict__["__globals__"].__get__(f)), i.e. vars() (bypass 111). */
+ * (type(f).__dict__["__globals__"].__get__(f)), i.e. vars() (bypass 111). Not the descriptor
+ * protocol's __get__ __set__ __delete__ __set_name__: called by hand, __get__ is getattr
+ * without the rules, on any raw class-dict entry a library hands out (functools.cached_property
+ * with a chosen attrname reads one, bypass 113); a class still defines and uses descriptors. */
 const char *const val_harmless_dunders[] = {
     "__name__", "__qualname__", "__doc__", "__module__", "__file__", "__version__", "__all__",
     "__annotations__", "__slots__", "__match_args__", "__dataclass_fields__", "__members__",
@@ -40,8 +43,8 @@ const char *const val_harmless_dunders[] = {
     "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__", "__irshift__",
     "__iand__", "__ixor__", "__ior__", "__neg__", "__pos__", "__abs__", "__invert__",
     "__complex__", "__int__", "__float__", "__index__", "__round__", "__trunc__", "__floor__",
-    "__ceil__", "__getattr__", "__setattr__", "__delattr__", "__get__", "__set__",
-    "__delete__", "__set_name__", "__copy__", "__deepcopy__", "__sizeof__",
+    "__ceil__", "__getattr__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__",
+    "__sizeof__",
     "__setstate__", "__fspath__", "__debug__", "__cause__", "__context__",
     "__suppress_context__", "__notes__", NULL,
 };

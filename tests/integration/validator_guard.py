@@ -25,7 +25,7 @@ RULES = ["call-denied", "builtin-ref", "dunder-name", "dunder-attr", "getattr-dy
 GUARD_ONLY = {
     "name": "guard-only",
     "modules": ["math", "sys", "json", "random", "queue", "collections", "dataclasses", "functools",
-                "operator", "io"],
+                "operator", "io", "gc"],
     "module_attributes": {"sys": ["argv", "exit", "stdin", "stdout", "stderr"], "io": ["StringIO"]},
     "disabled_rules": RULES,
 }
@@ -69,6 +69,15 @@ HOSTILE = {
                             "                       \"().__class__.__base__)\": int}\n"
                             "R = dataclasses.dataclass(init=False, eq=False)(R)\nr = R()\nr.x = 0\n"
                             "repr(r)\n",
+    # cached_property reads instance.__dict__[attrname], a name the job sets: on a class, a
+    # raw descriptor by any name (bypass 113).
+    "cached_property_class_dict": "import functools, json\ncp = functools.cached_property(len)\n"
+                                  "cp.attrname = '__globals__'\nd = cp.__get__(type(json.dumps))\n"
+                                  "print('GUARD-BYPASSED', d.__get__(json.dumps)['__builtins__'])\n",
+    # The collector's object lists hold every object, the guard's own hook and proxies'
+    # modules too (bypass 114).
+    "gc_get_objects": "import gc\nprint('GUARD-BYPASSED', len(gc.get_objects()))\n",
+    "gc_get_referents": "import gc\nprint('GUARD-BYPASSED', gc.get_referents(gc))\n",
     "match_positional": "import random\nclass M(type):\n"
                         "    def __instancecheck__(cls, o):\n        return True\n"
                         "class G(metaclass=M):\n    __match_args__ = ('__globals__',)\n"
