@@ -8,7 +8,9 @@
  * AF_UNIX (any high bit set fails too) and ioctl(TIOCSTI) — compared on the low 32 bits, since
  * the kernel ignores the high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
- * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core). Anything else kills the
+ * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core); locks and inode watches,
+ * channels between jobs through the inodes they share, do nothing or get EPERM
+ * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code). Anything else kills the
  * whole process (SCMP_ACT_KILL_PROCESS): an unexpected call is either an attack or a gap in
  * this list, and either way a clear SIGSYS that the verdict reports as seccomp_violation
  * beats a mysterious errno. personality() other than the default persona or the query is
@@ -46,15 +48,14 @@ static const char *const sbx_sc_allow[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2",
     "pwritev2", "open", "openat", "openat2", "creat", "close", "close_range", "stat", "fstat",
     "lstat", "newfstatat", "statx", "lseek", "access", "faccessat", "faccessat2", "pipe",
-    "pipe2", "dup", "dup2", "dup3", "flock", "fsync", "fdatasync", "sync_file_range",
+    "pipe2", "dup", "dup2", "dup3", "fsync", "fdatasync", "sync_file_range",
     "truncate", "ftruncate", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename",
     "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink",
     "unlinkat", "symlink", "symlinkat", "readlink", "readlinkat", "chmod", "fchmod",
     "fchmodat", "chown", "fchown", "lchown", "fchownat", "umask", "mknod", "mknodat", "statfs", "fstatfs",
     "utime", "utimes", "utimensat", "futimesat", "fallocate", "copy_file_range", "sendfile",
     "splice", "tee", "readahead", "memfd_create", "eventfd", "eventfd2",
-    "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4",
-    "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "getxattr",
+    "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4", "getxattr",
     "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
     /* waiting */
     "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl",
@@ -103,7 +104,8 @@ static const char *const sbx_sc_deny[] = {
     "sched_setattr", "ioprio_set", "fsopen", "fsmount", "fsconfig", "fspick", "move_mount",
     "open_tree", "mount_setattr", "move_pages", "migrate_pages", "mbind", "set_mempolicy",
     "vhangup", "uselib", "ustat", "sysfs", "lookup_dcookie", "nfsservctl", "vmsplice",
-    "landlock_create_ruleset", "memfd_secret", "seccomp",
+    "landlock_create_ruleset", "memfd_secret", "seccomp", "inotify_init", "inotify_init1",
+    "inotify_add_watch", "inotify_rm_watch",
 };
 
 /* personality has argument rules in the calls filter: an unconditional rule for it would
@@ -213,6 +215,51 @@ static int sbx_sc_core(scmp_filter_ctx c)
     return rc;
 }
 
+/* The variant being built, [0] exec or [1] zygote mode (sbx_sc_build): pthread_once's
+ * callback takes no argument. */
+static int sbx_sc_variant;
+
+/* Inodes every job shares — the one anonymous inode behind every eventfd, timerfd, signalfd
+ * and epoll descriptor, the namespace files of namespaces jobs share (/proc/self/ns/user), in
+ * zygote mode the host's zygote binary (/proc/self/exe) — would carry a lock one job holds to
+ * another job that probes it: a covert channel (a lock's range even carries a number). So
+ * taking a lock does nothing and says it worked: flock, and fcntl's F_SETLK, F_SETLKW and
+ * their open-file-description forms (F_GETLK still asks, and finds no job's lock). A job's
+ * own processes do not exclude each other through locks either (docs/security-model.md).
+ * Watching an inode for changes is the same channel the other way (an inotify watch on
+ * /proc/self/exe saw other jobs start): inotify is on the EPERM list, and so is dnotify,
+ * fcntl(F_NOTIFY). */
+static int sbx_sc_shared_inodes(scmp_filter_ctx c)
+{
+    const sbx_sc_val fcntl_cmds[] = {{F_SETLK, SCMP_ACT_ERRNO(0)},
+                                     {F_SETLKW, SCMP_ACT_ERRNO(0)},
+                                     {F_OFD_SETLK, SCMP_ACT_ERRNO(0)},
+                                     {F_OFD_SETLKW, SCMP_ACT_ERRNO(0)},
+                                     {F_NOTIFY, SCMP_ACT_ERRNO(EPERM)}};
+    int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(0), SCMP_SYS(flock), 0);
+    return rc < 0 ? rc : sbx_sc_values(c, SCMP_SYS(fcntl), 1, fcntl_cmds, 5);
+}
+
+/* Exec mode (the job may execve the binaries /usr has): its writable file systems are noexec,
+ * but a memfd is not, and execve("/proc/self/fd/N") of one runs any binary the job wrote
+ * there (Linux 6.3's vm.memfd_noexec is not in Debian 12's kernel): memfd_create gets EPERM.
+ * Zygote mode refuses execve itself. Also in both: the name of a thread (PR_SET_NAME) is
+ * shown raw in the host's kernel log when the process crashes, so setting it does nothing;
+ * and same-page merging, a timing channel to other jobs where the host enables KSM, is
+ * refused (madvise MERGEABLE does nothing, PR_SET_MEMORY_MERGE gets EPERM). */
+static int sbx_sc_own_code(scmp_filter_ctx c)
+{
+    const sbx_sc_val prctls[] = {{PR_SET_NAME, SCMP_ACT_ERRNO(0)},
+                                 {67 /* PR_SET_MEMORY_MERGE, Linux 6.4 */, SCMP_ACT_ERRNO(EPERM)}};
+    const sbx_sc_val merge = {MADV_MERGEABLE, SCMP_ACT_ERRNO(0)};
+    int rc = sbx_sc_values(c, SCMP_SYS(prctl), 0, prctls, 2);
+    if (rc == 0)
+        rc = sbx_sc_values(c, SCMP_SYS(madvise), 2, &merge, 1);
+    if (rc == 0 && sbx_sc_variant == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
+    return rc;
+}
+
 /* ioctl: EPERM for TIOCSTI in the low 32 bits. */
 static int sbx_sc_ioctl(scmp_filter_ctx c)
 {
@@ -252,7 +299,7 @@ static const char *const sbx_sc_allow_values[] = {
     "ioctl",   "clone",        "socket",  "socketpair",        "kill",
     "tkill",   "tgkill",       "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
     "prctl",   "fcntl",        "timer_create",    "mq_notify",         "fadvise64",
-    "madvise", "setrlimit",    "prlimit64",
+    "madvise", "setrlimit",    "prlimit64",       "flock",
 };
 
 /* The rest of the calls filter: personality only with the default persona or the query
@@ -276,7 +323,6 @@ enum { SBX_SC_VALUES, SBX_SC_CALLS };
 static struct sock_fprog sbx_sc_progs[2][SBX_SECCOMP_FILTERS];
 static char sbx_sc_errors[2][160];
 static pthread_once_t sbx_sc_onces[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
-static int sbx_sc_variant; /* the one being built: pthread_once's callback takes no argument */
 
 static bool sbx_sc_is_exec(const char *name)
 {
@@ -362,7 +408,8 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
         const char *what;
     } rules[] = {{sbx_sc_ioctl, "ioctl rules"},   {sbx_sc_clone, "clone rules"},
                  {sbx_sc_sockets, "socket rules"}, {sbx_sc_signals, "SIGSYS rules"},
-                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "RLIMIT_CORE rules"}};
+                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "RLIMIT_CORE rules"},
+                 {sbx_sc_shared_inodes, "lock rules"}, {sbx_sc_own_code, "memfd/prctl rules"}};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < SBX_SC_N(rules); i++)
         if ((rc = rules[i].add(c)) < 0)

@@ -4,7 +4,8 @@
 # can (/, /proc/*/root, /proc/*/cwd, the parent of its working directory), for their processes
 # (/proc) and for their sockets: copy 0 listens on 127.0.0.1:PORT and on an abstract unix
 # socket, every other copy tries to connect. Copy 0 also holds flocks on files every job has
-# (the interpreter, a stdlib module, /dev/null, /dev/urandom, /etc/passwd) for 8 s from its start (the runner starts it
+# (the interpreter, a stdlib module, /dev/null, /dev/urandom, /etc/passwd, the namespace file
+# of the user namespace and /proc/self/exe, which all jobs share) for 8 s from its start (the runner starts it
 # 1.5 s before the others); the others probe it, which would be a covert
 # channel between jobs. Lines: OWN:<n>, UID:<uid>, SAW:<token>, PIDS:<list>, ESCAPED:<what>.
 import socket, time, fcntl
@@ -14,7 +15,8 @@ prefix = "codeq-conc-secret-" + CTX["suite"] + "-"
 mine = prefix + TOKEN
 for d in (".", "/tmp", "/dev/shm", "/var/tmp"):
     try_create(f"{d}/{mine}")
-LOCKED = [sys.executable, "/usr/lib/python3.11/os.py", "/dev/null", "/dev/urandom", "/etc/passwd"]
+LOCKED = [sys.executable, "/usr/lib/python3.11/os.py", "/dev/null", "/dev/urandom", "/etc/passwd",
+          "/proc/self/ns/user", "/proc/self/exe"]  # inodes jobs share: locks must do nothing
 locks = []
 for path in LOCKED:
     try:
