@@ -50,7 +50,11 @@ typedef struct {
 void sbx_limits_default(sbx_limits *l);
 /* Operator maxima: a job may ask for less or more than the default, never above these. */
 void sbx_limits_max(sbx_limits *l);
-/* Checks l against max; on violation writes "limits.memory_mb 4096 above maximum 1024" to why. */
+/* Below these no job can start: the interpreter's own descriptors, exec mode's init and main. */
+#define SBX_MIN_OPEN_FILES 16
+#define SBX_MIN_PIDS 2
+/* Checks l against max and the minimums (1 for the others); on violation writes
+ * "limits.memory_mb 4096 above maximum 1024" to why. */
 int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size_t whylen);
 
 typedef enum {

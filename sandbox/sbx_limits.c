@@ -3,7 +3,10 @@
  * Defaults are what a job gets when it asks for nothing; maxima are the operator's ceiling,
  * which sbx_start() enforces again so that no caller can hand the sandbox an unchecked value.
  * Zero is rejected for every limit: none of them has a useful "nothing allowed" meaning, and
- * 0 is what a forgotten field looks like.
+ * 0 is what a forgotten field looks like. Two have higher minimums, below which no job can
+ * start (so a client's too-small number is its mistake, not an internal error of ours): the
+ * interpreter needs descriptors to start (5 in exec mode and 7 in zygote mode, measured; 16
+ * leaves room), and exec mode needs 2 processes (the init and the main).
  */
 #include "sbx_int.h"
 
@@ -53,26 +56,26 @@ int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size
 {
     const struct {
         const char *name;
-        uint32_t v, max;
+        uint32_t v, max, min;
     } f[] = {
-        {"wall_ms", l->wall_ms, max->wall_ms},
-        {"cpu_ms", l->cpu_ms, max->cpu_ms},
-        {"memory_mb", l->memory_mb, max->memory_mb},
-        {"pids", l->pids, max->pids},
-        {"output_bytes", l->output_bytes, max->output_bytes},
-        {"file_mb", l->file_mb, max->file_mb},
-        {"open_files", l->open_files, max->open_files},
-        {"tmpfs_mb", l->tmpfs_mb, max->tmpfs_mb},
-        {"artifact_files", l->artifact_files, max->artifact_files},
-        {"artifact_bytes", l->artifact_bytes, max->artifact_bytes},
-        {"io_read_bps", l->io_read_bps, max->io_read_bps},
-        {"io_write_bps", l->io_write_bps, max->io_write_bps},
-        {"io_read_iops", l->io_read_iops, max->io_read_iops},
-        {"io_write_iops", l->io_write_iops, max->io_write_iops},
+        {"wall_ms", l->wall_ms, max->wall_ms, 1},
+        {"cpu_ms", l->cpu_ms, max->cpu_ms, 1},
+        {"memory_mb", l->memory_mb, max->memory_mb, 1},
+        {"pids", l->pids, max->pids, SBX_MIN_PIDS},
+        {"output_bytes", l->output_bytes, max->output_bytes, 1},
+        {"file_mb", l->file_mb, max->file_mb, 1},
+        {"open_files", l->open_files, max->open_files, SBX_MIN_OPEN_FILES},
+        {"tmpfs_mb", l->tmpfs_mb, max->tmpfs_mb, 1},
+        {"artifact_files", l->artifact_files, max->artifact_files, 1},
+        {"artifact_bytes", l->artifact_bytes, max->artifact_bytes, 1},
+        {"io_read_bps", l->io_read_bps, max->io_read_bps, 1},
+        {"io_write_bps", l->io_write_bps, max->io_write_bps, 1},
+        {"io_read_iops", l->io_read_iops, max->io_read_iops, 1},
+        {"io_write_iops", l->io_write_iops, max->io_write_iops, 1},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        if (f[i].v == 0) {
-            snprintf(why, whylen, "limits.%s 0 below minimum 1", f[i].name);
+        if (f[i].v < f[i].min) {
+            snprintf(why, whylen, "limits.%s %u below minimum %u", f[i].name, f[i].v, f[i].min);
             return -1;
         }
         if (f[i].v > f[i].max) {

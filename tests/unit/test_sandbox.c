@@ -184,6 +184,16 @@ static void test_limits(void **state)
     d.wall_ms = 0;
     assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
     assert_string_equal(why, "limits.wall_ms 0 below minimum 1");
+    sbx_limits_default(&d);
+    d.open_files = SBX_MIN_OPEN_FILES - 1;
+    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
+    assert_string_equal(why, "limits.open_files 15 below minimum 16");
+    d.open_files = SBX_MIN_OPEN_FILES;
+    d.pids = SBX_MIN_PIDS - 1;
+    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
+    assert_string_equal(why, "limits.pids 1 below minimum 2");
+    d.pids = SBX_MIN_PIDS;
+    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), 0);
 
     assert_string_equal(sbx_status_name(SBX_OK), "ok");
     assert_string_equal(sbx_status_name(SBX_ERROR), "error");
@@ -193,6 +203,29 @@ static void test_limits(void **state)
     assert_string_equal(sbx_status_name(SBX_SIGNAL), "signal");
     assert_string_equal(sbx_status_name(SBX_INTERNAL), "internal_error");
     assert_string_equal(sbx_status_name(SBX_SECCOMP), "seccomp_violation");
+}
+
+/* The smallest limits a job may ask for start it, in both isolation modes: below them the
+ * interpreter cannot start, and the job is answered invalid instead (sbx_limits_check), not
+ * internal_error. */
+static void test_smallest_limits_start(void **state)
+{
+    (void)state;
+    const char *modes[] = {"exec", "zygote"};
+    for (int m = 0; m < 2; m++) {
+        sbx_config c = g_cfg;
+        c.isolation = modes[m];
+        c.zygote_start_ms = 10000u * time_scale();
+        sbx_job j = job_of("print('ok')\n", NULL);
+        j.limits.open_files = SBX_MIN_OPEN_FILES;
+        j.limits.pids = SBX_MIN_PIDS;
+        sbx_result r;
+        sbx_run(&c, &j, &r);
+        expect_status(&r, SBX_OK);
+        assert_string_equal(r.out.data, "ok\n");
+        sbx_result_free(&r);
+    }
+    sbx_zygote_shutdown();
 }
 
 /* ---- outcomes ---- */
@@ -936,6 +969,7 @@ int main(int argc, char **argv)
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_smallest_limits_start),
         cmocka_unit_test(test_hello),
         cmocka_unit_test(test_net_sockets_seen),
         cmocka_unit_test(test_usage),

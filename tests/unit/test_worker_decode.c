@@ -77,6 +77,11 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":4294967296.0}}", true,
                 "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"memory_mb\":99999}}", true, "memory_mb");
+    /* Below these the interpreter cannot start: the client's mistake, answered invalid. */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"open_files\":6}}", true,
+                "limits.open_files 6 below minimum 16");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"pids\":1}}", true,
+                "limits.pids 1 below minimum 2");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"stdin\":5}", true, "stdin");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"bad topic!\"}", true, "reply_to");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.audit\"}", true, "own topic");
