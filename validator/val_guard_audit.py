@@ -90,18 +90,26 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             elif op == ops["LOAD_NAME"]:
                 yield code.co_names[arg]
 
+    def nested(code):
+        """The code object and every one nested in it, without recursion: lambdas nested a few
+        hundred deep compile, and a recursive walk ran out of stack in the guard (the job got
+        a RecursionError of ours, reported as its own output_limit)."""
+        todo = [code]
+        while todo:
+            c = todo.pop()
+            yield c
+            todo.extend(k for k in c.co_consts if isinstance(k, _types.CodeType))
+
     def imported_tops(code):
         """The top-level modules the code's import statements name (nested code too)."""
-        for op, arg in instructions(code):
-            if op == ops["IMPORT_NAME"]:
-                yield code.co_names[arg].partition(".")[0]
-        for c in code.co_consts:
-            if isinstance(c, _types.CodeType):
-                yield from imported_tops(c)
+        for c in nested(code):
+            for op, arg in instructions(c):
+                if op == ops["IMPORT_NAME"]:
+                    yield c.co_names[arg].partition(".")[0]
 
     def positional_match(code):
-        return any(op == ops["MATCH_CLASS"] and arg for op, arg in instructions(code)) or \
-            any(positional_match(c) for c in code.co_consts if isinstance(c, _types.CodeType))
+        return any(op == ops["MATCH_CLASS"] and arg for c in nested(code)
+                   for op, arg in instructions(c))
 
     def code_ok(code, expression):
         """Code an allowed module built from strings is run only if it could have been
