@@ -26,18 +26,20 @@ int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o)
     }
 }
 
-char *cli_read_file(const char *cmd, const char *path, size_t *len)
+char *cli_read_file(const char *cmd, const char *path, size_t max, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "codeq: %s: %s: %s\n", cmd, path, strerror(errno));
         return NULL;
     }
+    /* Never more than max + 1 bytes: the +1 tells a file of max bytes from a larger one (or
+     * from /dev/zero, which would otherwise be read until memory runs out). */
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
-    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+    for (size_t r; buf && n <= max && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
         n += r;
-        if (n == cap) {
+        if (n == cap && n <= max) {
             char *nb = realloc(buf, cap * 2 + 1);
             if (!nb) { free(buf); buf = NULL; break; }
             buf = nb;
@@ -46,6 +48,12 @@ char *cli_read_file(const char *cmd, const char *path, size_t *len)
     }
     int bad = ferror(f), e = errno; /* a directory opens, and its read fails: EISDIR */
     if (f != stdin) fclose(f);
+    if (buf && !bad && n > max) {
+        fprintf(stderr, "codeq: %s: %s: larger than %zu bytes, the most a job takes\n", cmd, path,
+                max);
+        free(buf);
+        return NULL;
+    }
     if (!buf || bad) {
         fprintf(stderr, "codeq: %s: %s: %s\n", cmd, path, bad ? strerror(e) : "out of memory");
         free(buf);

@@ -134,7 +134,7 @@ static int input_opt(json_t *files, char *arg)
     }
     *eq = '\0';
     json_t *path = cli_json_text("run", "--input NAME", arg, strlen(arg));
-    char *data = path ? cli_read_file("run", eq + 1, &len) : NULL;
+    char *data = path ? cli_read_file("run", eq + 1, WRK_JOB_MAX_MESSAGE, &len) : NULL;
     if (!data) {
         json_decref(path);
         return -1;
@@ -256,8 +256,8 @@ int cmd_run(int argc, char **argv)
     }
     wrk_config_finish(&c);
     size_t len, inlen = 0;
-    char *code = cli_read_file("run", argv[optind], &len), *in = NULL;
-    if (code && stdin_path) in = cli_read_file("run", stdin_path, &inlen);
+    char *code = cli_read_file("run", argv[optind], WRK_JOB_MAX_CODE, &len), *in = NULL;
+    if (code && stdin_path) in = cli_read_file("run", stdin_path, WRK_JOB_MAX_STDIN, &inlen);
     char defid[300], part[280];
     wrk_id_part(basename(argv[optind]), 250, part, sizeof part); /* a valid id from any name */
     snprintf(defid, sizeof defid, "local-%s", part);

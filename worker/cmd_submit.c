@@ -116,7 +116,7 @@ static char *new_id(const char *path)
 static json_t *read_program(const char *path)
 {
     size_t len;
-    char *code = cli_read_file("submit", path, &len);
+    char *code = cli_read_file("submit", path, WRK_JOB_MAX_CODE, &len);
     json_t *c = code ? cli_json_text("submit", path, code, len) : NULL;
     free(code);
     return c;
@@ -240,7 +240,7 @@ int cmd_submit(int argc, char **argv)
         fputs(submit_help, stderr);
         return 2;
     }
-    if (stdin_path && !(in = cli_read_file("submit", stdin_path, &inlen))) return 2;
+    if (stdin_path && !(in = cli_read_file("submit", stdin_path, WRK_JOB_MAX_STDIN, &inlen))) return 2;
     /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
     json_t *jin = in ? cli_json_text("submit", "--stdin FILE", in, inlen) : NULL;
     json_t *jreply = reply_to ? cli_json_text("submit", "--reply-to", reply_to, strlen(reply_to))

@@ -20,7 +20,7 @@ static int check_file(const char *path, bool as_json, const val_policy *policy)
     char err[256];
     size_t len;
     val_report rep = {0};
-    char *code = cli_read_file("validate", path, &len);
+    char *code = cli_read_file("validate", path, WRK_JOB_MAX_CODE, &len);
     if (!code) return 2;
     int rc = val_check_policy(policy, code, len, &rep, err, sizeof err);
     free(code);

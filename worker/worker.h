@@ -21,6 +21,11 @@
 #include "validator.h"
 
 #define WRK_MAX_KAFKA_PROPS 32
+/* The largest code and stdin a job may carry (schemas/job.schema.json), and the largest job
+ * message a worker fetches (fetch.max.bytes, wrk_consume.c): what the CLI reads at most. */
+#define WRK_JOB_MAX_CODE (256 * 1024)
+#define WRK_JOB_MAX_STDIN (1024 * 1024)
+#define WRK_JOB_MAX_MESSAGE (32 * 1024 * 1024)
 
 /* Kafka settings shared by every subcommand that talks to a broker (kcat's -X convention). */
 typedef struct {

@@ -9,8 +9,6 @@
 #include "wrk_internal.h"
 
 #define JOB_MAX_ID 256
-#define JOB_MAX_CODE (256 * 1024)
-#define JOB_MAX_STDIN (1024 * 1024)
 #define JOB_MAX_METADATA (16 * 1024)
 
 static const char *const job_fields[] = {"id",       "code",     "stdin",    "limits",
@@ -174,7 +172,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
     job->code = json_string_value(code);
     job->code_len = json_string_length(code);
-    if (job->code_len > JOB_MAX_CODE)
+    if (job->code_len > WRK_JOB_MAX_CODE)
         return fail(why, whylen, "code is larger than %s bytes", "262144");
     if (memchr(job->code, '\0', job->code_len))
         return fail(why, whylen, "%s", "code contains a NUL character (\\u0000), which Python "
@@ -186,7 +184,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     if (in) {
         job->stdin_data = json_string_value(in);
         job->stdin_len = json_string_length(in);
-        if (job->stdin_len > JOB_MAX_STDIN)
+        if (job->stdin_len > WRK_JOB_MAX_STDIN)
             return fail(why, whylen, "stdin is larger than %s bytes", "1048576");
     }
     json_t *dl = json_object_get(root, "deadline");

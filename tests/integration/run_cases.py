@@ -190,5 +190,13 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["run", missing], timeout=60)
     F.check(p.returncode == 2 and f"codeq: run: {missing}: No such file or directory" in p.stderr,
             f"run of a missing file: rc {p.returncode} {p.stderr!r}")
+    # Files are read up to what a job may carry, never further: /dev/zero is refused at once
+    # (before, it was read until memory ran out).
+    for args, what in ((["run", "--input", "x=/dev/zero", str(CASES / "ok_hello.py")], 33554432),
+                       (["run", "--stdin", "/dev/zero", str(CASES / "ok_hello.py")], 1048576),
+                       (["run", "/dev/zero"], 262144), (["validate", "/dev/zero"], 262144)):
+        p = run(args, timeout=60)
+        F.check(p.returncode == 2 and f"/dev/zero: larger than {what} bytes" in p.stderr,
+                f"{' '.join(args[:2])} of /dev/zero: rc {p.returncode} {p.stderr[-200:]!r}")
 
 F.finish("run_cases")
