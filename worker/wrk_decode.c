@@ -200,6 +200,30 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     return wrk_files_decode(json_object_get(root, "files"), job, guard_len, why, whylen);
 }
 
+/* The job read once more, for its id only, with every number too large for a double (1e309)
+ * written as 0 over a copy of the text (same length: lines and columns stay); integers too
+ * large for 64 bits are read as doubles. At most 64 such numbers; NULL beyond, or without
+ * memory. jansson reports an overflow at the end of its number. */
+static json_t *load_without_overflows(const char *buf, size_t len, size_t flags)
+{
+    char *copy = malloc(len ? len : 1);
+    json_t *root = NULL;
+    if (!copy) return NULL;
+    memcpy(copy, buf, len);
+    for (int i = 0; i < 64 && !root; i++) {
+        json_error_t e;
+        root = json_loadb(copy, len, flags | JSON_DECODE_INT_AS_REAL, &e);
+        if (root || json_error_code(&e) != json_error_numeric_overflow) break;
+        size_t end = e.position > 0 && (size_t)e.position <= len ? (size_t)e.position : 0, at = end;
+        while (at > 0 && copy[at - 1] && strchr("0123456789eE+-.", copy[at - 1])) at--;
+        if (at == end) break;
+        copy[at] = '0';
+        memset(copy + at + 1, ' ', end - at - 1);
+    }
+    free(copy);
+    return root;
+}
+
 int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
                    size_t whylen)
 {
@@ -212,7 +236,7 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     json_t *root = json_loadb(buf, len, flags, &jerr);
     bool overflow = !root && json_error_code(&jerr) == json_error_numeric_overflow;
     if (overflow) /* valid JSON all the same: read it once more for its id, to answer it */
-        root = json_loadb(buf, len, flags | JSON_DECODE_INT_AS_REAL, NULL);
+        root = load_without_overflows(buf, len, flags);
     if (!root) {
         snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
                  jerr.line, jerr.column);

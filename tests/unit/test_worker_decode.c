@@ -274,6 +274,18 @@ static void test_big_numbers(void **st)
     expect_fail("{\"id\":\"b\",\"code\":\"x\",\"limits\":{\"wall_ms\":99999999999999999999}}",
                 true, "does not fit in 64 bits");
     expect_fail("{\"code\":\"x\",\"n\":99999999999999999999}", false, "job id");
+    /* Beyond a double too (these were dead-lettered), one or many, anywhere in the job. */
+    expect_fail("{\"id\":\"b\",\"code\":\"x\",\"metadata\":1e309}", true,
+                "does not fit in 64 bits (line 1, column 37)");
+    expect_fail("{\"id\":\"b\",\"code\":\"x\",\"limits\":{\"wall_ms\":-1e309},"
+                "\"metadata\":[1e999,2,123456789012345678901234567890]}", true, "does not fit");
+    expect_fail("{\"metadata\":1e309,\"id\":\"b\",\"code\":\"x\"}", true, "does not fit");
+    /* More than 64 of them: read for no id, dead-lettered with jansson's own words. */
+    char many[2048] = "{\"id\":\"b\",\"code\":\"x\",\"metadata\":[1e309";
+    for (int i = 0; i < 64; i++)
+        strcat(many, ",1e309");
+    strcat(many, "]}");
+    expect_fail(many, false, "real number overflow");
 }
 
 static void test_json_bytes(void **st)
