@@ -274,9 +274,12 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
     if (o->dead_refused && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
     size_t ours = header_cost("codeq.error", strlen(why)) +
                   header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
-                  CUT_RESERVE;
+                  header_cost("codeq.value.unavailable", 4) + CUT_RESERVE;
     size_t room = budget > ours ? budget - ours : 0;
-    size_t klen = m->key ? m->key_len : 0, vlen = m->payload ? m->len : 0;
+    /* A record the consumer could not decode carries librdkafka's error text as its payload,
+     * not the job: it is left out, said in a header; codeq.source.* tell where the job is. */
+    const void *value = m->err ? NULL : m->payload;
+    size_t klen = m->key ? m->key_len : 0, vlen = value ? m->len : 0;
     size_t hcost = copy_headers(NULL, orig, SIZE_MAX);
     rd_kafka_headers_t *h = rd_kafka_headers_new(8);
     bool cut = klen + vlen + hcost > room;
@@ -290,8 +293,10 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
     }
     if (vkeep < vlen) {
         rd_kafka_header_add(h, "codeq.value.truncated", -1, "true", -1);
-        add_original(h, "value", m->payload, vlen);
+        add_original(h, "value", value, vlen);
     }
+    if (m->err)
+        rd_kafka_header_add(h, "codeq.value.unavailable", -1, "true", -1);
     rd_kafka_header_add(h, "codeq.error", -1, why, -1);
     rd_kafka_header_add(h, "codeq.source.topic", -1, topic, -1);
     snprintf(num, sizeof num, "%d", (int)m->partition);
@@ -302,7 +307,7 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
         wrk_log("worker: dead letter of %s [%d] at %lld cut to fit %zu bytes: key %zu of %zu, "
                 "value %zu of %zu, headers %zu of %zu", topic, (int)m->partition,
                 (long long)m->offset, budget, kkeep, klen, vkeep, vlen, hkept, hcost);
-    int rc = produce(p, c->kafka.dlq_topic, m->key, kkeep, m->payload, vkeep, h, d, opaque, err,
+    int rc = produce(p, c->kafka.dlq_topic, m->key, kkeep, value, vkeep, h, d, opaque, err,
                      errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }

@@ -61,6 +61,10 @@ static const char *header(const rd_kafka_message_t *m, const char *name, char *b
     return buf;
 }
 
+/* The consumer's error for the next round trip's record (0: none), as for a batch it could
+ * not decompress: librdkafka then hands over the error text as the record's payload. */
+static rd_kafka_resp_err_t g_record_err;
+
 /* A mock cluster with jobs, dlq and audit topics, and the clients of one round trip. */
 typedef struct {
     rd_kafka_t *mrk, *p, *c, *c2;
@@ -97,9 +101,11 @@ static rd_kafka_message_t *round_trip(env *e, const void *key, size_t klen, cons
     wrk_outcome o = {.audit = json_array(), .dead_refused = refused};
     wrk_delivery d = {0};
     char err[256];
+    m->err = g_record_err;
     assert_int_equal(wrk_publish_dead_letter(e->p, &cfg, m, "job is not valid JSON", &o, &d, NULL,
                                              err, sizeof err),
                      0);
+    m->err = RD_KAFKA_RESP_ERR_NO_ERROR;
     assert_int_equal(wrk_publish_wait(e->p, &d, 10000, err, sizeof err), 0);
     rd_kafka_message_destroy(m);
     json_decref(o.audit);
@@ -140,6 +146,24 @@ static void test_dead_letter_keeps_key_and_headers(void **st)
     assert_string_equal(header(dl, "codeq.source.topic", buf, sizeof buf), "jobs");
     assert_string_equal(header(dl, "codeq.source.offset", buf, sizeof buf), "0");
     assert_null(header(dl, "codeq.value.truncated", buf, sizeof buf));
+    env_stop(&e, dl);
+}
+
+/* A record the consumer could not decode: its payload is librdkafka's error text, not the
+ * job, so the dead letter has no value and says so; where the job is, the source headers say. */
+static void test_dead_letter_of_undecodable_record(void **st)
+{
+    (void)st;
+    env e;
+    g_record_err = RD_KAFKA_RESP_ERR__BAD_COMPRESSION;
+    rd_kafka_message_t *dl = round_trip(&e, "k-1", 3, "Decompression failed", 20, NULL, 0, false);
+    g_record_err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    char buf[128];
+    assert_null(dl->payload);
+    assert_int_equal(dl->len, 0);
+    assert_string_equal(header(dl, "codeq.value.unavailable", buf, sizeof buf), "true");
+    assert_string_equal(header(dl, "codeq.source.offset", buf, sizeof buf), "0");
+    assert_string_equal(header(dl, "codeq.error", buf, sizeof buf), "job is not valid JSON");
     env_stop(&e, dl);
 }
 
@@ -276,6 +300,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dead_letter_keeps_key_and_headers),
+        cmocka_unit_test(test_dead_letter_of_undecodable_record),
         cmocka_unit_test(test_dead_letter_cut_to_budget),
         cmocka_unit_test(test_dead_letter_refused_cut_small),
         cmocka_unit_test(test_warm_topics_known_before_first_record),
