@@ -10,6 +10,25 @@
 
 #define JOB_MAX_ID 256
 #define JOB_MAX_METADATA (16 * 1024)
+/* Echoed in the result: clients parse it, and Python's json gives up near 1000 levels (the
+ * job's own limit, 2048 in jansson, is the parser's, not a reader's). */
+#define JOB_MAX_METADATA_DEPTH 64
+
+/* Whether arrays and objects nest more than max levels in j (recursion bounded by max). */
+static bool nested_deeper(json_t *j, int max)
+{
+    if (!json_is_array(j) && !json_is_object(j)) return false;
+    if (max == 0) return true;
+    size_t i;
+    const char *k;
+    json_t *v;
+    if (json_is_array(j)) {
+        json_array_foreach(j, i, v) if (nested_deeper(v, max - 1)) return true;
+    } else {
+        json_object_foreach(j, k, v) if (nested_deeper(v, max - 1)) return true;
+    }
+    return false;
+}
 
 static const char *const job_fields[] = {"id",       "code",     "stdin",    "limits",
                                          "reply_to", "metadata", "deadline", "files",
@@ -165,6 +184,8 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
         free(s);
         if (n > JOB_MAX_METADATA)
             return fail(why, whylen, "metadata is larger than %s bytes once encoded", "16384");
+        if (nested_deeper(md, JOB_MAX_METADATA_DEPTH))
+            return fail(why, whylen, "metadata is nested deeper than %s levels", "64");
         job->metadata = md;
     }
     if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0) return -1;

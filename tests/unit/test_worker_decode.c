@@ -264,6 +264,28 @@ static void test_nul_characters(void **st)
     expect_fail("{\"id\":\"a\\u0000b\",\"code\":\"x\"}", false, "job id");
 }
 
+/* metadata comes back in the result, where clients parse it: 64 levels of nesting at most
+ * (Python's json gives up near 1000; jansson reads 2048). */
+static void test_metadata_depth(void **st)
+{
+    (void)st;
+    char buf[512];
+    for (int depth = 64; depth <= 65; depth++) {
+        int n = snprintf(buf, sizeof buf, "{\"id\":\"m\",\"code\":\"x\",\"metadata\":");
+        for (int i = 0; i < depth; i++) buf[n++] = '[';
+        for (int i = 0; i < depth; i++) buf[n++] = ']';
+        snprintf(buf + n, sizeof buf - (size_t)n, "}");
+        if (depth == 64) {
+            wrk_job j;
+            char why[256] = "";
+            assert_int_equal(decode(buf, &j, why), 0);
+            wrk_job_free(&j);
+        } else {
+            expect_fail(buf, true, "metadata is nested deeper than 64 levels");
+        }
+    }
+}
+
 /* A number beyond 64 bits is valid JSON: the job is answered (its id is read), not
  * dead-lettered; without an id it can only be dead-lettered. */
 static void test_big_numbers(void **st)
@@ -332,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_id_length_in_characters),
         cmocka_unit_test(test_nul_characters),
         cmocka_unit_test(test_big_numbers),
+        cmocka_unit_test(test_metadata_depth),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_sha256),
     };

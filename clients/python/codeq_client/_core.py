@@ -235,7 +235,7 @@ class Core:
             return
         try:
             d = json.loads(m.value())
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, RecursionError) as e:
             log.warning("codeq_client: %s[%d]@%d: not a result: %s", m.topic(), m.partition(), m.offset(), e)
             return
         if isinstance(d, dict) and d.get("id") == job_id:
