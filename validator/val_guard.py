@@ -383,21 +383,53 @@ def _codeq_prepare(policy):
         functools.update_wrapper = update_wrapper  # wraps() finds it as a global
 
         # cached_property returns instance.__dict__.get(self.attrname), a name anyone may set:
-        # on a class or a module that is a raw class-dict entry or global by any name (bypass
-        # 113: type(f).__dict__["__globals__"]). Such an instance is refused, judged from the
-        # argument itself (a thread of the job could change attrname between two reads).
+        # where that __dict__ is a class's (a class itself, or super(M, C) for a class whose
+        # metaclass is not type) or a module's, a raw class-dict entry or global by any name
+        # (bypass 113: type(f).__dict__["__globals__"]). The library's __get__ reads attrname
+        # again after running the cached function (job code, which may rename it), so this is
+        # the same method reading the name and the mapping once: a checked name, a plain dict
+        # that is no module's namespace.
         cached = functools.cached_property
-        real_cached_get = cached.__get__
+        missing = object()
 
         def cached_get(self, instance, owner=None):
-            if isinstance(instance, (type, module_type)):
+            if instance is None:
+                return self
+            name = self.attrname
+            if name is None:
+                raise TypeError("Cannot use cached_property instance without calling "
+                                "__set_name__ on it.")
+            check_attr(name)
+            try:
+                cache = instance.__dict__
+            except AttributeError:
+                raise TypeError(f"No '__dict__' attribute on {type(instance).__name__!r} "
+                                f"instance to cache {name!r} property.") from None
+            if type(cache) is not dict or isinstance(instance, (type, module_type)) or any(
+                    cache is vars(m) for m in list(_sys.modules.values())
+                    if isinstance(m, module_type)):
                 raise PermissionError("codeq guard: functools.cached_property on a class or a "
                                       f"module is not allowed by policy {policy['name']}")
-            check_attr(self.attrname)
-            return real_cached_get(self, instance, owner)
+            val = cache.get(name, missing)
+            if val is missing:
+                with self.lock:
+                    val = cache.get(name, missing)
+                    if val is missing:
+                        val = self.func(instance)
+                        cache[name] = val
+            return val
 
-        cached_get.__doc__ = real_cached_get.__doc__
+        cached_get.__doc__ = cached.__get__.__doc__
         cached.__get__ = cached_get
+
+    def harden_numpy(numpy):
+        # ndarray.ctypes hands out the ctypes module numpy.core._internal imported, as its
+        # helper's _ctypes (bypass 115); a Union over it reads and writes any address without
+        # an audit event. Without that module numpy uses its own stand-in, as on a Python built
+        # without ctypes (.ctypes.data still gives the address; data_as() is what goes).
+        internal = _sys.modules.get("numpy.core._internal")
+        if internal is not None and vars(internal).get("ctypes") is not None:
+            internal.ctypes = None
 
     def harden_dataclasses(dc):
         field_type = dc.Field
@@ -492,10 +524,10 @@ def _codeq_prepare(policy):
         type.__setattr__(enum.EnumType, "_convert_", _convert_)
 
     hardeners = {"functools": harden_functools, "dataclasses": harden_dataclasses,
-                 "enum": harden_enum}
+                 "enum": harden_enum, "numpy": harden_numpy}
 
     def harden():
-        """Patches each module of `hardeners` once it is loaded (cheap: three lookups)."""
+        """Patches each module of `hardeners` once it is loaded (cheap: four lookups)."""
         for name, patch in hardeners.items():
             if name not in hardened and name in _sys.modules:
                 hardened.add(name)

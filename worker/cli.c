@@ -37,13 +37,16 @@ char *cli_read_file(const char *cmd, const char *path, size_t max, size_t *len)
      * from /dev/zero, which would otherwise be read until memory runs out). */
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
-    for (size_t r; buf && n <= max && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+    for (size_t r; buf && n <= max;) {
+        size_t want = cap - n < max + 1 - n ? cap - n : max + 1 - n;
+        if ((r = fread(buf + n, 1, want, f)) == 0) break;
         n += r;
         if (n == cap && n <= max) {
-            char *nb = realloc(buf, cap * 2 + 1);
+            size_t grow = cap * 2 < max + 1 ? cap * 2 : max + 1;
+            char *nb = realloc(buf, grow + 1);
             if (!nb) { free(buf); buf = NULL; break; }
             buf = nb;
-            cap *= 2;
+            cap = grow;
         }
     }
     int bad = ferror(f), e = errno; /* a directory opens, and its read fails: EISDIR */

@@ -13,6 +13,7 @@
 /* Echoed in the result: clients parse it, and Python's json gives up near 1000 levels (the
  * job's own limit, 2048 in jansson, is the parser's, not a reader's). */
 #define JOB_MAX_METADATA_DEPTH 64
+#define JOB_MAX_OVERFLOWS 8
 
 /* Whether arrays and objects nest more than max levels in j (recursion bounded by max). */
 static bool nested_deeper(json_t *j, int max)
@@ -223,15 +224,16 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
 
 /* The job read once more, for its id only, with every number too large for a double (1e309)
  * written as 0 over a copy of the text (same length: lines and columns stay); integers too
- * large for 64 bits are read as doubles. At most 64 such numbers; NULL beyond, or without
- * memory. jansson reports an overflow at the end of its number. */
+ * large for 64 bits are read as doubles. Each such number costs a parse of the whole record
+ * (jansson reports one overflow at a time, at the end of its number), so at most
+ * JOB_MAX_OVERFLOWS of them; NULL beyond (the record is dead-lettered), or without memory. */
 static json_t *load_without_overflows(const char *buf, size_t len, size_t flags)
 {
     char *copy = malloc(len ? len : 1);
     json_t *root = NULL;
     if (!copy) return NULL;
     memcpy(copy, buf, len);
-    for (int i = 0; i < 64 && !root; i++) {
+    for (int i = 0; i <= JOB_MAX_OVERFLOWS && !root; i++) {
         json_error_t e;
         root = json_loadb(copy, len, flags | JSON_DECODE_INT_AS_REAL, &e);
         if (root || json_error_code(&e) != json_error_numeric_overflow) break;

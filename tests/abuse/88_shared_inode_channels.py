@@ -7,18 +7,29 @@
 # Also the related own-code and host-log cases: no memfd in exec mode (execve of one would run
 # a binary the job wrote), and PR_SET_NAME does nothing (the name goes raw into the host's
 # kernel log when a process crashes).
-# expect: status in ok,error
-# expect: stdout-contains=BLOCKED:lock-effect
-# expect: stdout-contains=BLOCKED:inotify
-# expect: stdout-contains=BLOCKED:dnotify
-# expect: stdout-contains=BLOCKED:comm
+# expect-exec: status in ok,error
+# expect-exec: stdout-contains=BLOCKED:lock-effect
+# expect-exec: stdout-contains=BLOCKED:inotify
+# expect-exec: stdout-contains=BLOCKED:dnotify
+# expect-exec: stdout-contains=BLOCKED:comm
+# expect-exec: stdout-contains=BLOCKED:memfd EPERM
+# expect-zygote: status in ok,error
+# expect-zygote: stdout-contains=BLOCKED:lock-effect
+# expect-zygote: stdout-contains=BLOCKED:inotify
+# expect-zygote: stdout-contains=BLOCKED:dnotify
+# expect-zygote: stdout-contains=BLOCKED:comm
+# expect-zygote: stdout-contains=BLOCKED:memfd-exec
 import fcntl, struct
 ct = imp("ctypes")
 F_OFD_GETLK, F_OFD_SETLK = 36, 37
 FLOCK = "hhqqi4x"
+# A read lock, which a descriptor opened read-only may take; a write probe conflicts with it.
+# OFD locks belong to the open file, POSIX ones to the process: the child sees both.
+SET = {"ofd": F_OFD_SETLK, "posix": fcntl.F_SETLK}
+GET = {"ofd": F_OFD_GETLK, "posix": fcntl.F_GETLK}
 
 
-def ofd(fd, cmd, kind, start, length):
+def lk(fd, cmd, kind, start, length):
     return struct.unpack(FLOCK, fcntl.fcntl(fd, cmd, struct.pack(FLOCK, kind, 0, start, length, 0)))
 
 
@@ -26,8 +37,8 @@ def lock_seen_by_child(opener, how):
     """Lock through this process's descriptor; a child opens the inode anew and probes."""
     fd = opener()
     try:
-        if how == "ofd":
-            ofd(fd, F_OFD_SETLK, fcntl.F_WRLCK, 0x5EC2E7, 1)  # the range can carry a number
+        if how in SET:
+            lk(fd, SET[how], fcntl.F_RDLCK, 0x5EC2E7, 1)  # the range can carry a number
         else:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:
@@ -37,8 +48,8 @@ def lock_seen_by_child(opener, how):
         seen = 0
         try:
             fd2 = opener()
-            if how == "ofd":
-                seen = ofd(fd2, F_OFD_GETLK, fcntl.F_WRLCK, 0, 0)[0] != fcntl.F_UNLCK  # whole file
+            if how in GET:
+                seen = lk(fd2, GET[how], fcntl.F_WRLCK, 0, 0)[0] != fcntl.F_UNLCK  # whole file
             else:
                 try:
                     fcntl.flock(fd2, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -58,7 +69,7 @@ def by_path(path):
 objects = {"eventfd": lambda: os.eventfd(0), "ns-user": by_path("/proc/self/ns/user"),
            "exe": by_path("/proc/self/exe"), "devnull": by_path("/dev/null")}
 for name, opener in objects.items():
-    for how in ("ofd", "flock"):
+    for how in ("ofd", "posix", "flock"):
         try:
             what = lock_seen_by_child(opener, how)
         except OSError as e:

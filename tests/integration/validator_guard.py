@@ -25,7 +25,7 @@ RULES = ["call-denied", "builtin-ref", "dunder-name", "dunder-attr", "getattr-dy
 GUARD_ONLY = {
     "name": "guard-only",
     "modules": ["math", "sys", "json", "random", "queue", "collections", "dataclasses", "functools",
-                "operator", "io", "gc"],
+                "operator", "io", "gc", "enum"],
     "module_attributes": {"sys": ["argv", "exit", "stdin", "stdout", "stderr"], "io": ["StringIO"]},
     "disabled_rules": RULES,
 }
@@ -74,6 +74,11 @@ HOSTILE = {
     "cached_property_class_dict": "import functools, json\ncp = functools.cached_property(len)\n"
                                   "cp.attrname = '__globals__'\nd = cp.__get__(type(json.dumps))\n"
                                   "print('GUARD-BYPASSED', d.__get__(json.dumps)['__builtins__'])\n",
+    # The same through super(): a class's mappingproxy where the instance is no class.
+    "cached_property_super_dict": "import enum, functools\ncp = functools.cached_property(len)\n"
+                                  "cp.attrname = '_member_map_'\n"
+                                  "d = cp.__get__(super(enum.EnumType, enum.Enum))\n"
+                                  "print('GUARD-BYPASSED', type(d))\n",
     # The collector's object lists hold every object, the guard's own hook and proxies'
     # modules too (bypass 114).
     "gc_get_objects": "import gc\nprint('GUARD-BYPASSED', len(gc.get_objects()))\n",

@@ -417,8 +417,10 @@ static void test_netns_socket_in_flight(void **state)
  * find the lock free. Reproduced against the shared /usr overlay tried on 2026-12-03
  * (docs/benchmarks.md), with inotify instances as the slow files: the next job found the lock
  * held. Two layers close it now: an overlay of each job's own (the lock is on inodes no other
- * job has), and locks that do nothing at all (sbx_seccomp.c, sbx_sc_shared_inodes; inotify is
- * refused there too, so eventfds are the files in flight here). */
+ * job has), and locks that do nothing at all (sbx_seccomp.c, sbx_sc_shared_inodes). This test
+ * is of the first: it runs without the seccomp filter (profile no-seccomp), so that the locks
+ * are real. Eventfds are the files in flight (the filter refuses inotify; without it, they
+ * would do as well for what is tested: a lock's file released after the job). */
 static void test_lock_in_flight_not_seen_by_next_job(void **state)
 {
     (void)state;
@@ -445,12 +447,18 @@ static void test_lock_in_flight_not_seen_by_next_job(void **state)
         "fd = os.open('/usr/bin/python3', os.O_RDONLY)\n"
         "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n    print('free')\n"
         "except BlockingIOError:\n    print('held by an earlier job')\n";
+    sbx_config c = g_cfg;
+    c.profile = "no-seccomp";
     for (int i = 0; i < 8; i++) {
         sbx_result r;
-        run(leave, 0, &r);
+        sbx_job j = {.code = leave, .code_len = strlen(leave), .job_id = "lock-leave"};
+        scaled_limits_default(&j.limits);
+        sbx_run(&c, &j, &r);
         expect(&r, SBX_OK, "left\n");
         sbx_result_free(&r);
-        run(probe, 0, &r);
+        j = (sbx_job){.code = probe, .code_len = strlen(probe), .job_id = "lock-probe"};
+        scaled_limits_default(&j.limits);
+        sbx_run(&c, &j, &r);
         expect(&r, SBX_OK, "free\n");
         sbx_result_free(&r);
     }
