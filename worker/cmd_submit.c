@@ -111,12 +111,24 @@ static char *new_id(const char *path)
     return id;
 }
 
+/* The largest record the producer may send (-X message.max.bytes, else librdkafka's default):
+ * a program is read up to that. A larger one could not be sent; one above the job's code limit
+ * is sent, and the worker answers it invalid, as it answers any client's. */
+static size_t producer_max(const wrk_kafka_opts *o)
+{
+    size_t max = 1000000;
+    for (int i = 0; i < o->nprops; i++)
+        if (strcmp(o->props[i][0], "message.max.bytes") == 0)
+            max = strtoull(o->props[i][1], NULL, 10);
+    return max;
+}
+
 /* A program as a job's code: read and checked before anything is sent, so that one bad file
  * among many sends none. */
-static json_t *read_program(const char *path)
+static json_t *read_program(const char *path, size_t max)
 {
     size_t len;
-    char *code = cli_read_file("submit", path, WRK_JOB_MAX_CODE, &len);
+    char *code = cli_read_file("submit", path, max, &len);
     json_t *c = code ? cli_json_text("submit", path, code, len) : NULL;
     free(code);
     return c;
@@ -257,7 +269,7 @@ int cmd_submit(int argc, char **argv)
     pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
     json_t **codes = calloc((size_t)pd.n, sizeof *codes);
     int unread = 0;
-    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i]));
+    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i], producer_max(&o)));
     rd_kafka_t *k = NULL;
     int rc = 1;
     if (!pd.ids || !pd.seen || !codes) {
