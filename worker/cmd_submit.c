@@ -269,7 +269,8 @@ int cmd_submit(int argc, char **argv)
     pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
     json_t **codes = calloc((size_t)pd.n, sizeof *codes);
     int unread = 0;
-    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i], producer_max(&o)));
+    size_t max = producer_max(&o);
+    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i], max));
     rd_kafka_t *k = NULL;
     int rc = 1;
     if (!pd.ids || !pd.seen || !codes) {
