@@ -14,7 +14,10 @@
  *   /dev            a tmpfs with null, zero, full, random, urandom made with mknod, then
  *                   read-only
  *   /proc           the job's pid namespace, read-only, hidepid=2: the job sees only its own
- *                   uid's processes, not the init
+ *                   uid's processes, not the init; subset=pid (Linux 5.8): only the process
+ *                   directories, self and thread-self. The global files describe the host and
+ *                   count what every job does at once (meminfo, stat, loadavg, interrupts,
+ *                   sys/): a host description and a channel between concurrent jobs
  * then copies main.py, the prelude and the input files from the staging in/ into /work
  * (sbx_files.c), keeps a descriptor on the staging out/ for the artifacts, pivots into the
  * new root, detaches the old one and remounts / read-only. Host /tmp, /home, /root, /var,
@@ -214,7 +217,7 @@ static int sbx_fs_enter_init(sbx_proc *p)
     if (mount(".sbx", p->fs_scratch, NULL, MS_MOVE, NULL) < 0 || rmdir(".sbx") < 0)
         return sbx_child_fail(p, errno, "move .sbx out of the root", NULL);
     if (sbx_fs_mount(p, "proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-                     "hidepid=2") < 0)
+                     "hidepid=2,subset=pid") < 0)
         return -1;
     return sbx_fs_pivot(p);
 }

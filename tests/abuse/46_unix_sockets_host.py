@@ -25,7 +25,7 @@ try:
 except OSError as e:
     blocked("abstract", ename(e.errno))
 try:
-    with open_("/proc/net/unix") as f:
+    with open_("/proc/self/net/unix") as f:
         abstract = [l.split()[-1] for l in f.readlines()[1:] if l.split()[-1].startswith("@")]
     if abstract:
         escaped(f"abstract-sockets-visible:{','.join(abstract[:3])}")
