@@ -65,7 +65,7 @@ typedef enum {
     SBX_OUTPUT_LIMIT, /* stdout or stderr above the cap */
     SBX_SIGNAL,       /* killed by a signal the job brought on itself (SIGSEGV, SIGABRT, ...) */
     SBX_INTERNAL,     /* the sandbox failed; the job may not have run */
-    SBX_SECCOMP       /* a process of the job made a forbidden system call (killed, SIGSYS) */
+    SBX_SECCOMP       /* a process of the job made a forbidden system call (job ended, SIGSYS) */
 } sbx_status;
 
 const char *sbx_status_name(sbx_status s); /* "ok", "error", "timeout", "memory_limit", ...,
@@ -230,7 +230,9 @@ typedef struct sbx_proc sbx_proc;
 /* Starts the job. Returns NULL only on allocation failure; a failed start still returns a proc
  * that is immediately done with status SBX_INTERNAL. */
 sbx_proc *sbx_start(const sbx_config *c, const sbx_job *job);
-/* Fills up to max pollfds the caller should watch for this job; returns how many. */
+/* Fills up to max pollfds the caller should watch for this job (never more than
+ * SBX_POLLFDS_MAX); returns how many. */
+enum { SBX_POLLFDS_MAX = 5 };
 int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max);
 /* Milliseconds until this job's deadline (0 if due), for the caller's poll timeout. */
 int sbx_timeout_ms(const sbx_proc *p);

@@ -8,7 +8,9 @@
  * TIOCSTI into the operator's tty), death with the worker, and exactly the descriptors the
  * job needs at fixed numbers. It then waits for the parent's go, lets the layers confine it
  * (sbx_proc.c has the order) and clones the main process, which execs the interpreter.
- * It reaps orphans until the main process exits or the parent says stop, then kills and
+ * It reaps orphans until the main process exits, the parent says stop or the seccomp calls
+ * filter's listener, which the main process sends it on a socketpair of their own, reports a
+ * refused call (sbx_seccomp.c), then kills and
  * reaps everything left itself — so its rusage, which the parent reads with wait4(), covers
  * every process of the job — lets the layers take what they need from the dead job
  * (artifacts: leave_init), and reports the main's wait status on the report pipe; its own
@@ -193,18 +195,50 @@ void sbx_init_reaped(sbx_init_main_proc *m, pid_t w, int st)
     }
 }
 
-/* Waits until the main process exits or the parent says stop (or is gone), reaping orphans
- * as they die. The parent's deadline, then its SIGKILL, bound how long this takes. */
+/* The seccomp listener's channel or the listener itself turned readable (sbx_seccomp.c):
+ * true when the job is to end for a refused call. */
+static bool sbx_init_seccomp(sbx_proc *p, sbx_init_main_proc *m, struct pollfd *f)
+{
+    if (p->sc_listen < 0) { /* the main process sends it, or closes the channel failing */
+        char tag;
+        int n = 1, fd = -1;
+        int rc = sbx_recv_fds(p->sc_chan[0], &tag, &fd, &n, MSG_DONTWAIT);
+        if (rc < 0 && (errno == EAGAIN || errno == EINTR))
+            return false;
+        if (rc > 0 && n == 1)
+            p->sc_listen = fd;
+        else if (rc > 0 && n > 0)
+            close(fd);
+        close(p->sc_chan[0]); /* the listener came, or never will */
+        p->sc_chan[0] = -1;
+        f->fd = p->sc_listen;
+        return false;
+    }
+    int rc = sbx_seccomp_listen(p->sc_listen, m);
+    if (rc < 0) {
+        close(p->sc_listen);
+        p->sc_listen = f->fd = -1;
+    }
+    return rc > 0;
+}
+
+/* Waits until the main process exits, the parent says stop (or is gone) or the seccomp
+ * listener reports a refused call, reaping orphans as they die. The parent's deadline, then
+ * its SIGKILL, bound how long this takes. */
 static int sbx_init_supervise(sbx_proc *p, sbx_init_main_proc *m, int sigfd)
 {
-    struct pollfd fds[2] = {{.fd = SBX_FD_CTL, .events = POLLIN}, {.fd = sigfd, .events = POLLIN}};
+    struct pollfd fds[3] = {{.fd = SBX_FD_CTL, .events = POLLIN},
+                            {.fd = sigfd, .events = POLLIN},
+                            {.fd = p->sc_chan[0], .events = POLLIN}};
     while (!m->exited) {
-        if (poll(fds, 2, -1) < 0) {
+        if (poll(fds, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return sbx_child_fail(p, errno, "poll", NULL);
         }
         sbx_init_reap_dead(m, sigfd);
+        if (fds[2].revents && sbx_init_seccomp(p, m, &fds[2]))
+            return 0;
         if (fds[0].revents)
             return 0; /* stop, or EOF: the worker is gone */
     }
@@ -277,19 +311,56 @@ static int sbx_init_send_work(sbx_proc *p)
     if (fds[0] < 0 || fds[1] < 0)
         return sbx_child_fail(p, errno, fds[0] < 0 ? "open(/work)" : "open(/proc/self/ns/mnt)",
                               NULL);
-    char byte = 'w', ctl[CMSG_SPACE(sizeof fds)];
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-                       .msg_controllen = sizeof ctl};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    *c = (struct cmsghdr){.cmsg_len = CMSG_LEN(sizeof fds), .cmsg_level = SOL_SOCKET,
-                          .cmsg_type = SCM_RIGHTS};
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t n = sendmsg(SBX_FD_CTL, &m, MSG_NOSIGNAL);
+    int rc = sbx_send_fds(SBX_FD_CTL, 'w', fds, 2);
     int err = errno;
     close(fds[0]);
     close(fds[1]);
-    return n == 1 ? 0 : sbx_child_fail(p, n < 0 ? err : EIO, "sendmsg(/work to the supervisor)", NULL);
+    return rc == 0 ? 0 : sbx_child_fail(p, err, "sendmsg(/work to the supervisor)", NULL);
+}
+
+int sbx_send_fds(int sock, char tag, const int *fds, int n)
+{
+    char ctl[CMSG_SPACE(4 * sizeof(int))];
+    if (n < 1 || n > 4)
+        return errno = EINVAL, -1;
+    struct iovec iov = {.iov_base = &tag, .iov_len = 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    *c = (struct cmsghdr){.cmsg_len = CMSG_LEN(n * sizeof(int)), .cmsg_level = SOL_SOCKET,
+                          .cmsg_type = SCM_RIGHTS};
+    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+    ssize_t k;
+    do
+        k = sendmsg(sock, &m, MSG_NOSIGNAL);
+    while (k < 0 && errno == EINTR);
+    return k == 1 ? 0 : (k >= 0 ? (errno = EIO, -1) : -1);
+}
+
+int sbx_recv_fds(int sock, char *tag, int *fds, int *n, int flags)
+{
+    char ctl[CMSG_SPACE(4 * sizeof(int))];
+    if (*n < 1 || *n > 4)
+        return errno = EINVAL, -1;
+    struct iovec iov = {.iov_base = tag, .iov_len = 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = sizeof ctl};
+    ssize_t k = recvmsg(sock, &m, flags | MSG_CMSG_CLOEXEC);
+    if (k <= 0)
+        return (int)k;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    int got = c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS
+                  ? (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int))
+                  : 0;
+    if (got > *n || (m.msg_flags & MSG_CTRUNC)) {
+        int *in = got > 0 ? (int *)CMSG_DATA(c) : NULL;
+        for (int i = 0; i < got; i++)
+            close(in[i]);
+        return errno = EMFILE, -1;
+    }
+    memcpy(fds, CMSG_DATA(c), got * sizeof(int));
+    *n = got;
+    return 1;
 }
 
 /* The job's main process when the supervisor is the job's pid 1 (sbx_self_pid set): it makes the
@@ -311,6 +382,11 @@ int sbx_init_main(void *arg)
     if (sbx_init_enter(p, &sigfd) < 0)
         _exit(SBX_INIT_FAILED);
 
+    /* The channel the main process sends the seccomp listener on (sbx_seccomp.c). */
+    if (p->seccomp_prog && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p->sc_chan) < 0) {
+        sbx_child_fail(p, errno, "socketpair(seccomp listener)", NULL);
+        _exit(SBX_INIT_FAILED);
+    }
     char *main_stack_top = (char *)p->stack + 2 * SBX_STACK_SIZE;
     sbx_init_main_proc m = {.pid = p->inproc ? sbx_init_fork_main(p)
                                              : clone(sbx_init_job_main, main_stack_top, SIGCHLD, p)};
@@ -318,15 +394,21 @@ int sbx_init_main(void *arg)
         sbx_child_fail(p, errno, "clone(main)", NULL);
         _exit(SBX_INIT_FAILED);
     }
+    if (p->sc_chan[1] >= 0) {
+        close(p->sc_chan[1]);
+        p->sc_chan[1] = -1;
+    }
     /* From here the job's code may run: a failure is no longer the setup's (sbx_result.unstarted). */
     p->setting_up = false;
     int rc = sbx_init_supervise(p, &m, sigfd);
+    if (p->sc_listen >= 0) /* a refused call made as the main process ended */
+        sbx_seccomp_listen(p->sc_listen, &m);
     sbx_init_kill_all(&m);
     if (rc < 0 || !m.exited || sbx_layers_leave_init(p) < 0)
         _exit(SBX_INIT_FAILED);
 
     sbx_report r = {.kind = SBX_REPORT_EXIT, .wstatus = m.status, .sigsys = m.sigsys,
-                    .skipped = p->artifacts_skipped};
+                    .refused = m.refused, .skipped = p->artifacts_skipped};
     if (write(SBX_FD_REPORT, &r, sizeof r) != (ssize_t)sizeof r)
         _exit(SBX_INIT_FAILED);
     int st = m.status;

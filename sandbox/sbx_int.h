@@ -57,8 +57,17 @@ typedef enum {
     SBX_KILL_WALL,
     SBX_KILL_OUTPUT,
     SBX_KILL_INTERNAL,
-    SBX_KILL_CPU, /* the cgroup's CPU time passed cpu_ms */
+    SBX_KILL_CPU,     /* the cgroup's CPU time passed cpu_ms */
+    SBX_KILL_SECCOMP, /* a process of the job made a call the filter refuses (sbx_seccomp.c) */
 } sbx_kill_reason;
+
+/* The first call of the job the seccomp filter refused, as its listener told the supervisor
+ * (sbx_seccomp.c): the call never ran, and the job is ended for it. */
+typedef struct {
+    int32_t seen; /* 1 once told */
+    int32_t nr;   /* the call's number, in arch's table */
+    uint32_t arch; /* AUDIT_ARCH_* (libseccomp's SCMP_ARCH_* tokens are the same values) */
+} sbx_sc_refused;
 
 /* One message from the child on the report pipe; 256 bytes < PIPE_BUF, so writes are atomic. */
 /* SBX_REPORT_CODE: zygote mode's main process runs sbx_job.code_obj (sent before the job's
@@ -68,10 +77,11 @@ typedef struct {
     int32_t kind;
     int32_t wstatus; /* SBX_REPORT_EXIT: wait status of the job's main process */
     int32_t sigsys;  /* SBX_REPORT_EXIT: processes of the job the seccomp filter killed */
+    sbx_sc_refused refused; /* SBX_REPORT_EXIT: a call the filter refused, if any */
     int32_t skipped; /* SBX_REPORT_EXIT: artifacts left out (not plain files, or over caps) */
     int32_t setup;   /* SBX_REPORT_FAIL: sent before the job's main process existed, or by it
                         before it ran the job's code (sbx_result.unstarted) */
-    char msg[240];   /* SBX_REPORT_FAIL: "codeq: sandbox: mount(proc, /proc): ..." */
+    char msg[228];   /* SBX_REPORT_FAIL: "codeq: sandbox: mount(proc, /proc): ..." */
 } sbx_report;
 _Static_assert(sizeof(sbx_report) <= PIPE_BUF, "report writes must stay atomic");
 
@@ -83,6 +93,7 @@ typedef struct {
     bool exited;
     int status;
     int sigsys; /* reaped processes the seccomp filter killed (the main, orphans) */
+    sbx_sc_refused refused;
 } sbx_init_main_proc;
 
 typedef struct {
@@ -182,7 +193,15 @@ struct sbx_proc {
     bool have_exit;          /* the init reported the main process's wait status */
     int main_wstatus;
     int sigsys;              /* processes killed by the seccomp filter */
+    sbx_sc_refused refused;  /* a call the filter refused (the job was ended for it) */
     int artifacts_skipped;
+    /* sbx_seccomp.c: the calls filter's listener, which the main process sends its supervisor
+     * (the init on sc_chan, a socketpair made before the main's clone; a supervisor that is the
+     * job's pid 1 on the control socket); -1 without seccomp, before it arrives and after its
+     * POLLHUP (no process of the job is left under the filter). */
+    int sc_chan[2];
+    int sc_listen;
+    bool ctl_eof;            /* self_init: the main process closed its end of the control socket */
 
     uint64_t t0_ms, end_ms;  /* CLOCK_MONOTONIC */
     sbx_kill_reason killed;
@@ -391,6 +410,9 @@ void sbx_spawn_stop(sbx_proc *p);
 void sbx_spawn_kill(sbx_proc *p);
 int sbx_spawn_reap(sbx_proc *p, bool block);
 void sbx_spawn_read_reports(sbx_proc *p);
+/* Self-init: takes what the main process sent on the control socket (its /work, the seccomp
+ * listener) and asks the listener; true when the job is to end for a refused call. */
+bool sbx_spawn_seccomp(sbx_proc *p);
 void sbx_spawn_drop_ns(sbx_proc *p);
 void sbx_spawn_release(sbx_proc *p);
 
@@ -406,6 +428,21 @@ int sbx_init_sigchld_fd(const char **step);
 /* Drains that signalfd and reaps every dead child without waiting, into m: 0 while a child
  * lives, -1 (ECHILD) once none is left. */
 pid_t sbx_init_reap_dead(sbx_init_main_proc *m, int sigfd);
+/* Descriptors over a unix socket, one tagged byte with them, 1 to 4 (syscalls only: the init
+ * uses them). send: 0, or -1 with errno. recv (MSG_DONTWAIT as `flags` allows): 1 with the tag
+ * and *n descriptors (CLOEXEC; *n in: room, out: how many came), 0 at EOF, -1 with errno
+ * (EAGAIN: nothing yet; EMFILE: a message whose descriptors did not all fit, those that did
+ * closed). */
+int sbx_send_fds(int sock, char tag, const int *fds, int n);
+int sbx_recv_fds(int sock, char *tag, int *fds, int *n, int flags);
+
+/* sbx_seccomp.c: the supervisor's side of the calls filter's listener. A message on it means a
+ * process of the job made a call the filter refuses; it waits in the kernel, unrun, until the
+ * job is ended. 1: recorded in m (the first only), end the job; 0: nothing to end it for; -1:
+ * the listener is done (every process under the filter is gone, or it failed): close it. */
+int sbx_seccomp_listen(int listener, sbx_init_main_proc *m);
+/* "setxattr (188)", or the number and arch where libseccomp has no name for it. */
+void sbx_seccomp_name(const sbx_sc_refused *r, char *buf, size_t len);
 
 /* sbx_capture.c */
 void sbx_capture_read(sbx_proc *p, bool final);

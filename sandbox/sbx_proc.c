@@ -131,6 +131,7 @@ static sbx_proc *sbx_proc_new(void)
     p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
     p->workdir_lock = -1;
     p->sigfd = p->work_fd = p->mntns_fd = -1;
+    p->sc_chan[0] = p->sc_chan[1] = p->sc_listen = -1;
     p->res.exit_code = -1;
     return p;
 }
@@ -287,9 +288,12 @@ int sbx_pollfds(const sbx_proc *p, struct pollfd *fds, int max)
      * is reapable, so the caller wakes at the exit instead of at the next 1 ms timeout
      * (sbx_timeout_ms): up to 1 ms on every job's latency path. */
     int exiting = p->report_rd < 0 && !p->reaped ? p->pidfd : -1;
-    if (p->self_init) /* every death in the job, the main's included (sbx_spawn_reap) */
+    int seccomp = -1; /* the main's messages on the control socket, then the listener */
+    if (p->self_init) { /* every death in the job, the main's included (sbx_spawn_reap) */
         exiting = p->sigfd;
-    int want[] = {p->out.fd, p->err.fd, p->report_rd, exiting};
+        seccomp = p->sc_listen >= 0 ? p->sc_listen : p->ctl_eof ? -1 : p->ctl_wr;
+    }
+    int want[SBX_POLLFDS_MAX] = {p->out.fd, p->err.fd, p->report_rd, exiting, seccomp};
     for (size_t i = 0; i < sizeof want / sizeof want[0] && n < max; i++)
         if (want[i] >= 0)
             fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};
@@ -329,6 +333,8 @@ void sbx_service(sbx_proc *p)
     }
     sbx_capture_read(p, false);
     sbx_spawn_read_reports(p);
+    if (p->self_init && sbx_spawn_seccomp(p) && !p->failed)
+        sbx_proc_kill(p, SBX_KILL_SECCOMP);
     if (p->failed)
         sbx_proc_kill(p, SBX_KILL_INTERNAL);
     else if (!p->killed && sbx_capture_overflow(p))
@@ -433,8 +439,8 @@ void sbx_run(const sbx_config *c, const sbx_job *job, sbx_result *out)
     /* Bounded in time: the deadline kills the job, and a grace period covers the teardown. */
     uint64_t give_up = sbx_now_ms() + (job ? job->limits.wall_ms : 0) + 10000;
     while (!sbx_done(p) && sbx_now_ms() < give_up) {
-        struct pollfd fds[4];
-        int n = sbx_pollfds(p, fds, 4);
+        struct pollfd fds[SBX_POLLFDS_MAX];
+        int n = sbx_pollfds(p, fds, SBX_POLLFDS_MAX);
         if (poll(fds, (nfds_t)n, sbx_timeout_ms(p)) < 0 && errno != EINTR) {
             char why[128];
             snprintf(why, sizeof why, SBX_PREFIX "poll: %s", strerrordesc_np(errno));

@@ -10,12 +10,18 @@
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
  * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core); locks and inode watches,
  * channels between jobs through the inodes they share, do nothing or get EPERM
- * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code). Anything else kills the
- * whole process (SCMP_ACT_KILL_PROCESS): an unexpected call is either an attack or a gap in
- * this list, and either way a clear SIGSYS that the verdict reports as seccomp_violation
- * beats a mysterious errno. personality() other than the default persona or the query is
- * such a kill. Other architectures (i386 int 0x80, x32) are killed too: their numbers mean
- * different calls.
+ * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code). Anything else ends the
+ * whole job: an unexpected call is either an attack or a gap in this list, and either way a
+ * clear seccomp_violation naming the call beats a mysterious errno. personality() other than
+ * the default persona or the query is such a call, and so is any call of another architecture
+ * (i386 int 0x80, x32): their numbers mean different calls.
+ * The kernel does not kill for it (SCMP_ACT_KILL_PROCESS would kill only the calling process,
+ * which a parent in the job may reap and carry on: the job would end `ok`). The calls filter's
+ * default is SCMP_ACT_NOTIFY: the call waits, unrun, while its listener tells the job's
+ * supervisor, which kills every process of the job and reports the call. The main process
+ * sends the listener to the supervisor and closes it before any code of the job runs; should
+ * the supervisor lose it, a refused call fails with ENOSYS (the kernel's answer without a
+ * listener), never runs.
  * Two filters, both loaded: the calls filter says which calls (the allowlist; default kill),
  * the values filter which argument values of allowed calls are answered instead (default
  * allow); the kernel takes the most restrictive answer of the two.
@@ -28,6 +34,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
@@ -361,7 +368,7 @@ static scmp_filter_ctx sbx_sc_new(uint32_t def, const char **step)
     if (!c)
         return NULL;
     *step = "seccomp_attr_set(ACT_BADARCH)";
-    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) == 0) {
+    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY) == 0) {
         *step = "seccomp_attr_set(CTL_OPTIMIZE)";
         if (seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2) == 0)
             return c;
@@ -419,8 +426,7 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
 
 static int sbx_sc_build_one(int which, const char **step)
 {
-    scmp_filter_ctx c = sbx_sc_new(which == SBX_SC_CALLS ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ALLOW,
-                                   step);
+    scmp_filter_ctx c = sbx_sc_new(which == SBX_SC_CALLS ? SCMP_ACT_NOTIFY : SCMP_ACT_ALLOW, step);
     if (!c)
         return -ENOMEM;
     int rc = which == SBX_SC_CALLS ? sbx_sc_calls(c, step) : sbx_sc_values_rules(c, step);
@@ -469,18 +475,60 @@ static int sbx_seccomp_prepare(sbx_proc *p)
 }
 
 /* Last step before execve: no_new_privs is already set (sbx_user.c), which the kernel
- * requires of a process without CAP_SYS_ADMIN. */
+ * requires of a process without CAP_SYS_ADMIN. The calls filter's listener goes to the
+ * supervisor and is closed here: a job holding it could answer its own refused calls. */
 static int sbx_seccomp_enter_main(sbx_proc *p)
 {
     if (!p->seccomp_prog)
         return 0;
     const struct sock_fprog *prog = p->seccomp_prog;
-    static const char *const what[] = {"seccomp(SECCOMP_SET_MODE_FILTER): values filter",
-                                       "seccomp(SECCOMP_SET_MODE_FILTER): calls filter"};
-    for (int i = 0; i < SBX_SECCOMP_FILTERS; i++)
-        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog[i]) < 0)
-            return sbx_child_fail(p, errno, what[i], NULL);
-    return 0;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog[SBX_SC_VALUES]) < 0)
+        return sbx_child_fail(p, errno, "seccomp(SECCOMP_SET_MODE_FILTER): values filter", NULL);
+    int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                          &prog[SBX_SC_CALLS]);
+    if (fd < 0)
+        return sbx_child_fail(p, errno, "seccomp(SECCOMP_SET_MODE_FILTER): calls filter", NULL);
+    int to = p->self_init ? SBX_FD_CTL : p->sc_chan[1];
+    int rc = sbx_send_fds(to, 'n', &fd, 1);
+    int err = errno;
+    close(fd);
+    if (!p->self_init) {
+        close(p->sc_chan[0]);
+        close(p->sc_chan[1]);
+    }
+    return rc < 0 ? sbx_child_fail(p, err, "sendmsg(seccomp listener to the supervisor)", NULL) : 0;
+}
+
+int sbx_seccomp_listen(int listener, sbx_init_main_proc *m)
+{
+    struct pollfd f = {.fd = listener, .events = POLLIN};
+    if (poll(&f, 1, 0) <= 0)
+        return 0;
+    if (!(f.revents & POLLIN))
+        return -1; /* POLLHUP: no process under the filter is left */
+    /* Room beyond the struct this was built with, should a newer kernel's be larger; the
+     * kernel wants it zeroed. */
+    union {
+        struct seccomp_notif n;
+        char room[256];
+    } req;
+    memset(&req, 0, sizeof req);
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+        return errno == ENOENT || errno == EINTR ? 0 : -1; /* ENOENT: the caller died meanwhile */
+    if (!m->refused.seen)
+        m->refused = (sbx_sc_refused){.seen = 1, .nr = req.n.data.nr, .arch = req.n.data.arch};
+    return 1;
+}
+
+void sbx_seccomp_name(const sbx_sc_refused *r, char *buf, size_t len)
+{
+    char *name = seccomp_syscall_resolve_num_arch(r->arch, r->nr);
+    if (r->arch == seccomp_arch_native())
+        snprintf(buf, len, "%s (%d)", name ? name : "?", (int)r->nr);
+    else
+        snprintf(buf, len, "%s (%d) of architecture 0x%x", name ? name : "?", (int)r->nr,
+                 (unsigned)r->arch);
+    free(name);
 }
 
 const sbx_layer sbx_layer_seccomp = {

@@ -263,26 +263,45 @@ void sbx_spawn_kill(sbx_proc *p)
         sbx_fail(p, errno, "kill(init %d, SIGKILL)", (int)p->pid);
 }
 
-/* The job's /work and mount namespace, if the main process sent them (sbx_init.c). */
-static void sbx_spawn_take_work(sbx_proc *p)
+/* Self-init: what the main process sent on the control socket before the job's code ran
+ * (sbx_init.c): its /work and mount namespace ('w'), then the seccomp listener ('n'). Nothing
+ * sent by its end: the main process never finished its setup, and no job code ran. */
+static void sbx_spawn_take_fds(sbx_proc *p)
 {
-    int fds[2];
-    char byte, ctl[CMSG_SPACE(sizeof fds)];
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-                       .msg_controllen = sizeof ctl};
-    /* Nothing sent: the main process never finished its setup, and no job code ran. */
-    if (recvmsg(p->ctl_wr, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-        return;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if ((m.msg_flags & MSG_CTRUNC) || !c || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(sizeof fds)) {
-        sbx_fail(p, EMFILE, "recvmsg(the job's /work): descriptors missing");
-        return;
+    while (!p->ctl_eof && p->ctl_wr >= 0) {
+        char tag;
+        int fds[2] = {-1, -1}, n = 2;
+        int rc = sbx_recv_fds(p->ctl_wr, &tag, fds, &n, MSG_DONTWAIT);
+        if (rc < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (rc <= 0) {
+            p->ctl_eof = true;
+            if (rc < 0)
+                sbx_fail(p, errno, "recvmsg(control: the main process's descriptors)");
+            return;
+        }
+        if (tag == 'w' && n == 2 && p->work_fd < 0) {
+            p->work_fd = fds[0];
+            p->mntns_fd = fds[1];
+        } else if (tag == 'n' && n == 1 && p->sc_listen < 0) {
+            p->sc_listen = fds[0];
+        } else {
+            for (int i = 0; i < n; i++)
+                close(fds[i]);
+            sbx_fail(p, EPROTO, "control: unexpected message '%c' with %d descriptors", tag, n);
+        }
     }
-    memcpy(fds, CMSG_DATA(c), sizeof fds);
-    p->work_fd = fds[0];
-    p->mntns_fd = fds[1];
+}
+
+bool sbx_spawn_seccomp(sbx_proc *p)
+{
+    sbx_spawn_take_fds(p);
+    if (p->sc_listen < 0)
+        return false;
+    int rc = sbx_seccomp_listen(p->sc_listen, &p->self);
+    if (rc < 0)
+        sbx_spawn_close(&p->sc_listen);
+    return rc > 0;
 }
 
 /* Self-init: kills the rest of the job and reaps it, within SBX_STOP_GRACE_MS. A process that
@@ -317,6 +336,7 @@ static int sbx_spawn_reap_self(sbx_proc *p, bool block)
     pid_t w = sbx_init_reap_dead(&p->self, p->sigfd);
     if (!p->self.exited && !block)
         return 0;
+    sbx_spawn_seccomp(p); /* a refused call made as the main process ended */
     if (w == 0) /* a process of the job is left */
         sbx_spawn_reap_all(p);
     p->end_ms = sbx_now_ms();
@@ -325,8 +345,9 @@ static int sbx_spawn_reap_self(sbx_proc *p, bool block)
     p->have_exit = p->self.exited;
     p->main_wstatus = p->self.status;
     p->sigsys = p->self.sigsys;
+    p->refused = p->self.refused;
     sbx_spawn_read_reports(p);
-    sbx_spawn_take_work(p);
+    sbx_spawn_take_fds(p);
     if (p->work_fd >= 0)
         sbx_layers_leave_init(p);
     return 1;
@@ -387,6 +408,7 @@ void sbx_spawn_read_reports(sbx_proc *p)
             p->have_exit = true;
             p->main_wstatus = r.wstatus;
             p->sigsys = r.sigsys;
+            p->refused = r.refused;
             p->artifacts_skipped = r.skipped;
         }
     }
@@ -403,6 +425,7 @@ void sbx_spawn_drop_ns(sbx_proc *p)
 void sbx_spawn_release(sbx_proc *p)
 {
     sbx_spawn_close(&p->sigfd);
+    sbx_spawn_close(&p->sc_listen);
     sbx_spawn_drop_ns(p);
     sbx_spawn_close(&p->pidfd);
     sbx_spawn_close(&p->ctl_rd);

@@ -2,9 +2,11 @@
  *
  * Precedence, first match wins:
  *   1. a sandbox failure (setup step, sbx_kill, read error)         -> internal_error
- *   2. the seccomp filter killed a process of the job (SIGSYS)      -> seccomp_violation
- *      (only the filter can: it refuses every way a job could send SIGSYS, sbx_seccomp.c;
- *      without a filter, profile no-seccomp, a SIGSYS death is the job's own `signal`)
+ *   2. a process of the job made a call the seccomp filter refuses  -> seccomp_violation
+ *      (its listener told the supervisor, which ended the job: the call is named, and the
+ *      signal is SIGSYS, the kernel's for such a call, whichever process made it), or one
+ *      died of SIGSYS (only the filter can send it: it refuses every way a job could,
+ *      sbx_seccomp.c; without a filter, profile no-seccomp, that is the job's own `signal`)
  *   3. the memory cgroup's OOM killer killed one                    -> memory_limit
  *      (isolate's cg-oom-killed: a job that ran out of memory and then hung or crashed
  *      is told as memory_limit, not as timeout or signal)
@@ -108,8 +110,16 @@ void sbx_verdict(sbx_proc *p)
     sbx_verdict_usage(p);
     if (p->failed)
         return;
-    char msg[128];
-    if (p->sigsys > 0 && p->use_seccomp) {
+    char msg[192];
+    if (p->refused.seen && p->use_seccomp) {
+        char call[96];
+        sbx_seccomp_name(&p->refused, call, sizeof call);
+        snprintf(msg, sizeof msg, "seccomp: a process of the job made a forbidden system call: %s",
+                 call);
+        sbx_verdict_set(p, SBX_SECCOMP, msg);
+        p->res.exit_code = -1;
+        p->res.signal = SIGSYS;
+    } else if (p->sigsys > 0 && p->use_seccomp) {
         snprintf(msg, sizeof msg,
                  "seccomp: a process of the job made a forbidden system call (SIGSYS)");
         sbx_verdict_set(p, SBX_SECCOMP, msg);

@@ -56,8 +56,8 @@ static void sbx_zy_drive(sbx_proc *p, uint32_t seq, uint32_t wall_ms)
     bool peer = true;
     uint64_t give_up = sbx_now_ms() + wall_ms + 10000;
     while (!sbx_done(p) && sbx_now_ms() < give_up) {
-        struct pollfd fds[5];
-        int n = sbx_pollfds(p, fds, 4);
+        struct pollfd fds[SBX_POLLFDS_MAX + 1];
+        int n = sbx_pollfds(p, fds, SBX_POLLFDS_MAX);
         if (peer)
             fds[n++] = (struct pollfd){.fd = SBX_ZY_FD, .events = POLLIN};
         poll(fds, (nfds_t)n, sbx_timeout_ms(p));

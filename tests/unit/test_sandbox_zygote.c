@@ -240,6 +240,49 @@ static void test_parity_with_exec(void **state)
     }
 }
 
+/* A refused call ends the whole job and is named, whichever process makes it: here a child
+ * the job forks and reaps itself, which the kernel's own kill would have let end `ok`, and a
+ * call of another architecture (i386 int 0x80). Both modes: exec's init and the zygote's
+ * supervisor each hold the calls filter's listener. */
+static void test_refused_call_in_reaped_child(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *code, *named;
+    } progs[] = {
+        {"import ctypes, os\n"
+         "pid = os.fork()\n"
+         "if pid == 0:\n"
+         "    ctypes.CDLL(None).syscall(188, b'/work/main.py', b'user.x', b'v', 1, 0)\n"
+         "    os._exit(0)\n"
+         "print('reaped', os.waitpid(pid, 0)[1])\n",
+         ": setxattr (188)"},
+        {"import ctypes, mmap, os\n"
+         "code = b'\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3'  # mov eax, 20; int 0x80; ret\n"
+         "pid = os.fork()\n"
+         "if pid == 0:\n"
+         "    m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+         "    m.write(code)\n"
+         "    ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))()\n"
+         "    os._exit(0)\n"
+         "print('reaped', os.waitpid(pid, 0)[1])\n",
+         ": getpid (20) of architecture 0x40000003"},
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        for (int m = 0; m < 2; m++) {
+            sbx_config keep = g_cfg;
+            g_cfg.isolation = m ? "zygote" : "exec";
+            sbx_result r;
+            run(progs[i].code, 0, &r);
+            g_cfg = keep;
+            expect(&r, SBX_SECCOMP, "");
+            assert_non_null(strstr(r.message, progs[i].named));
+            assert_int_equal(r.signal, SIGSYS);
+            sbx_result_free(&r);
+        }
+    }
+}
+
 static void test_cannot_execve(void **state)
 {
     (void)state;
@@ -1566,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_selfcheck),
         cmocka_unit_test(test_runs_and_exits_like_python),
         cmocka_unit_test(test_parity_with_exec),
+        cmocka_unit_test(test_refused_call_in_reaped_child),
         cmocka_unit_test(test_cannot_execve),
         cmocka_unit_test(test_no_zygote_descriptor),
         cmocka_unit_test(test_no_data_from_previous_job),
