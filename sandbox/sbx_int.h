@@ -161,7 +161,8 @@ struct sbx_proc {
     uint64_t cg_next_check_ms;
 
     /* sbx_seccomp.c: SBX_SECCOMP_FILTERS BPF programs (struct sock_fprog), built once per
-     * process, loaded in array order */
+     * process: the values filter, the calls filter, and the calls filter that kills instead
+     * (for a process that may not have a listener of its own) */
     const void *seccomp_prog;
 
     /* sbx_env.c: argv and envp for execve, built in the parent */
@@ -278,7 +279,7 @@ typedef struct {
     int (*collect)(sbx_proc *p);
 } sbx_layer;
 
-#define SBX_SECCOMP_FILTERS 2
+#define SBX_SECCOMP_FILTERS 3
 
 extern const sbx_layer sbx_layer_workdir, sbx_layer_capture, sbx_layer_env, sbx_layer_scrub,
     sbx_layer_mnt, sbx_layer_net, sbx_layer_uts, sbx_layer_rlimits, sbx_layer_fs,

@@ -325,8 +325,13 @@ static int sbx_sc_calls_args(scmp_filter_ctx c)
 /* Per mode — [0] exec mode, [1] zygote mode, where the job's interpreter is already running
  * and execve/execveat get EPERM (no shell, no binaries; subprocess fails cleanly) — two
  * programs, loaded in this order: the values filter (its default allows, so it does not stop
- * the second load), then the calls filter, which refuses `seccomp` itself. */
-enum { SBX_SC_VALUES, SBX_SC_CALLS };
+ * the second load), then the calls filter, which refuses `seccomp` itself. The third is the
+ * calls filter with the kernel's kill for its default, for a worker whose runtime already
+ * listens to a seccomp filter of its own (LXD's system call interception, sysbox): the kernel
+ * allows one listener per process, and there the filter with ours fails with EBUSY. Then a
+ * refused call kills the calling process only, and the verdict sees it only where pid 1 reaps
+ * it (the SIGSYS count, sbx_verdict.c). */
+enum { SBX_SC_VALUES, SBX_SC_CALLS, SBX_SC_CALLS_KILL };
 static struct sock_fprog sbx_sc_progs[2][SBX_SECCOMP_FILTERS];
 static char sbx_sc_errors[2][160];
 static pthread_once_t sbx_sc_onces[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
@@ -361,14 +366,14 @@ static int sbx_sc_export(scmp_filter_ctx c, struct sock_fprog *prog)
  * decisions, but a call walks ~10 compares instead of up to ~300, and so does the kernel's own
  * pass over every syscall number when the filter is loaded (its action cache, built with
  * interrupts off: ~0.2 ms of each job's start with the linear form). */
-static scmp_filter_ctx sbx_sc_new(uint32_t def, const char **step)
+static scmp_filter_ctx sbx_sc_new(uint32_t def, uint32_t badarch, const char **step)
 {
     *step = "seccomp_init";
     scmp_filter_ctx c = seccomp_init(def);
     if (!c)
         return NULL;
     *step = "seccomp_attr_set(ACT_BADARCH)";
-    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY) == 0) {
+    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, badarch) == 0) {
         *step = "seccomp_attr_set(CTL_OPTIMIZE)";
         if (seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2) == 0)
             return c;
@@ -426,10 +431,12 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
 
 static int sbx_sc_build_one(int which, const char **step)
 {
-    scmp_filter_ctx c = sbx_sc_new(which == SBX_SC_CALLS ? SCMP_ACT_NOTIFY : SCMP_ACT_ALLOW, step);
+    /* The values filter leaves other architectures to the calls filter. */
+    static const uint32_t def[] = {SCMP_ACT_ALLOW, SCMP_ACT_NOTIFY, SCMP_ACT_KILL_PROCESS};
+    scmp_filter_ctx c = sbx_sc_new(def[which], def[which], step);
     if (!c)
         return -ENOMEM;
-    int rc = which == SBX_SC_CALLS ? sbx_sc_calls(c, step) : sbx_sc_values_rules(c, step);
+    int rc = which == SBX_SC_VALUES ? sbx_sc_values_rules(c, step) : sbx_sc_calls(c, step);
     if (rc == 0 && (rc = sbx_sc_export(c, &sbx_sc_progs[sbx_sc_variant][which])) < 0)
         *step = "seccomp_export_bpf";
     seccomp_release(c);
@@ -439,9 +446,9 @@ static int sbx_sc_build_one(int which, const char **step)
 static void sbx_sc_build(void)
 {
     const char *step = "";
-    int rc = sbx_sc_build_one(SBX_SC_VALUES, &step);
-    if (rc == 0)
-        rc = sbx_sc_build_one(SBX_SC_CALLS, &step);
+    int rc = 0;
+    for (int which = 0; rc == 0 && which < SBX_SECCOMP_FILTERS; which++)
+        rc = sbx_sc_build_one(which, &step);
     if (rc < 0)
         snprintf(sbx_sc_errors[sbx_sc_variant], sizeof sbx_sc_errors[0], "seccomp filter: %s: %s",
                  step, strerrordesc_np(-rc) ? strerrordesc_np(-rc) : "unknown error");
@@ -486,12 +493,15 @@ static int sbx_seccomp_enter_main(sbx_proc *p)
         return sbx_child_fail(p, errno, "seccomp(SECCOMP_SET_MODE_FILTER): values filter", NULL);
     int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                           &prog[SBX_SC_CALLS]);
+    if (fd < 0 && errno == EBUSY) /* a listener above us: the kernel's kill instead */
+        fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog[SBX_SC_CALLS_KILL]);
     if (fd < 0)
         return sbx_child_fail(p, errno, "seccomp(SECCOMP_SET_MODE_FILTER): calls filter", NULL);
-    int to = p->self_init ? SBX_FD_CTL : p->sc_chan[1];
-    int rc = sbx_send_fds(to, 'n', &fd, 1);
+    /* The supervisor takes no listener as none: the channel's EOF, or no 'n' message. */
+    int rc = fd > 0 ? sbx_send_fds(p->self_init ? SBX_FD_CTL : p->sc_chan[1], 'n', &fd, 1) : 0;
     int err = errno;
-    close(fd);
+    if (fd > 0)
+        close(fd);
     if (!p->self_init) {
         close(p->sc_chan[0]);
         close(p->sc_chan[1]);

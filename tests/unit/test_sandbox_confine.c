@@ -341,6 +341,39 @@ static void test_seccomp_violation(void **state)
     sbx_result_free(&r);
 }
 
+/* Under a runtime that already listens to a seccomp filter of its own (LXD's system call
+ * interception, sysbox), the kernel refuses the calls filter a listener of its own (EBUSY): the
+ * job still runs, under the calls filter that kills instead, and a refused call in its main
+ * process is still seccomp_violation. The runtime is played by a child of this test that loads
+ * such a filter (acct notifies; nothing calls it) and runs the job. */
+static void test_seccomp_under_a_listening_runtime(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+        if (!c || seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(acct), 0) < 0 ||
+            seccomp_load(c) < 0 || seccomp_notify_fd(c) < 0)
+            _exit(3);
+        sbx_job j = job_of("import ctypes\n"
+                           "print('before', flush=True)\n"
+                           "ctypes.CDLL(None).syscall(188, b'/work/main.py', b'user.x', b'v', 1, 0)\n");
+        sbx_result r;
+        sbx_run(&g_cfg, &j, &r);
+        if (r.status != SBX_SECCOMP || r.signal != SIGSYS || strcmp(r.out.data, "before\n") != 0) {
+            fprintf(stderr, "status %s message [%s] stdout [%s]\n", sbx_status_name(r.status),
+                    r.message, r.out.data);
+            _exit(1);
+        }
+        _exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- cgroup ---- */
 
 static void test_cgroup_usage(void **state)
@@ -985,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_jobs_isolated),
         cmocka_unit_test(test_kernel_surface),
         cmocka_unit_test(test_seccomp_violation),
+        cmocka_unit_test(test_seccomp_under_a_listening_runtime),
         cmocka_unit_test(test_cgroup_usage),
         cmocka_unit_test(test_cgroup_joined),
         cmocka_unit_test(test_cgroup_without_clone3),
