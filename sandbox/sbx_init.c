@@ -201,25 +201,18 @@ static bool sbx_init_seccomp(sbx_proc *p, sbx_init_main_proc *m, struct pollfd *
 {
     if (p->sc_listen < 0) { /* the main process sends it, or closes the channel failing */
         char tag;
-        int n = 1, fd = -1;
-        int rc = sbx_recv_fds(p->sc_chan[0], &tag, &fd, &n, MSG_DONTWAIT);
+        int n = 1;
+        int rc = sbx_recv_fds(p->sc_chan[0], &tag, &p->sc_listen, &n, MSG_DONTWAIT);
         if (rc < 0 && (errno == EAGAIN || errno == EINTR))
             return false;
-        if (rc > 0 && n == 1)
-            p->sc_listen = fd;
-        else if (rc > 0 && n > 0)
-            close(fd);
         close(p->sc_chan[0]); /* the listener came, or never will */
         p->sc_chan[0] = -1;
         f->fd = p->sc_listen;
         return false;
     }
-    int rc = sbx_seccomp_listen(p->sc_listen, m);
-    if (rc < 0) {
-        close(p->sc_listen);
-        p->sc_listen = f->fd = -1;
-    }
-    return rc > 0;
+    bool refused = sbx_seccomp_listen(&p->sc_listen, m);
+    f->fd = p->sc_listen;
+    return refused;
 }
 
 /* Waits until the main process exits, the parent says stop (or is gone) or the seccomp
@@ -401,8 +394,7 @@ int sbx_init_main(void *arg)
     /* From here the job's code may run: a failure is no longer the setup's (sbx_result.unstarted). */
     p->setting_up = false;
     int rc = sbx_init_supervise(p, &m, sigfd);
-    if (p->sc_listen >= 0) /* a refused call made as the main process ended */
-        sbx_seccomp_listen(p->sc_listen, &m);
+    sbx_seccomp_listen(&p->sc_listen, &m); /* a refused call made as the main process ended */
     sbx_init_kill_all(&m);
     if (rc < 0 || !m.exited || sbx_layers_leave_init(p) < 0)
         _exit(SBX_INIT_FAILED);

@@ -437,11 +437,11 @@ pid_t sbx_init_reap_dead(sbx_init_main_proc *m, int sigfd);
 int sbx_send_fds(int sock, char tag, const int *fds, int n);
 int sbx_recv_fds(int sock, char *tag, int *fds, int *n, int flags);
 
-/* sbx_seccomp.c: the supervisor's side of the calls filter's listener. A message on it means a
- * process of the job made a call the filter refuses; it waits in the kernel, unrun, until the
- * job is ended. 1: recorded in m (the first only), end the job; 0: nothing to end it for; -1:
- * the listener is done (every process under the filter is gone, or it failed): close it. */
-int sbx_seccomp_listen(int listener, sbx_init_main_proc *m);
+/* sbx_seccomp.c: the supervisor's side of the calls filter's listener (-1: none). A message on
+ * it means a process of the job made a call the filter refuses; it waits in the kernel, unrun,
+ * until the job is ended. True: recorded in m (the first only), end the job. A listener that
+ * is done (every process under the filter gone, or failed) is closed and set to -1. */
+bool sbx_seccomp_listen(int *listener, sbx_init_main_proc *m);
 /* "setxattr (188)", or the number and arch where libseccomp has no name for it. */
 void sbx_seccomp_name(const sbx_sc_refused *r, char *buf, size_t len);
 

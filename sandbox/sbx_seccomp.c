@@ -366,14 +366,16 @@ static int sbx_sc_export(scmp_filter_ctx c, struct sock_fprog *prog)
  * decisions, but a call walks ~10 compares instead of up to ~300, and so does the kernel's own
  * pass over every syscall number when the filter is loaded (its action cache, built with
  * interrupts off: ~0.2 ms of each job's start with the linear form). */
-static scmp_filter_ctx sbx_sc_new(uint32_t def, uint32_t badarch, const char **step)
+/* Other architectures get the default action too: the values filter's allow leaves them to the
+ * calls filter. */
+static scmp_filter_ctx sbx_sc_new(uint32_t def, const char **step)
 {
     *step = "seccomp_init";
     scmp_filter_ctx c = seccomp_init(def);
     if (!c)
         return NULL;
     *step = "seccomp_attr_set(ACT_BADARCH)";
-    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, badarch) == 0) {
+    if (seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, def) == 0) {
         *step = "seccomp_attr_set(CTL_OPTIMIZE)";
         if (seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2) == 0)
             return c;
@@ -431,9 +433,8 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
 
 static int sbx_sc_build_one(int which, const char **step)
 {
-    /* The values filter leaves other architectures to the calls filter. */
     static const uint32_t def[] = {SCMP_ACT_ALLOW, SCMP_ACT_NOTIFY, SCMP_ACT_KILL_PROCESS};
-    scmp_filter_ctx c = sbx_sc_new(def[which], def[which], step);
+    scmp_filter_ctx c = sbx_sc_new(def[which], step);
     if (!c)
         return -ENOMEM;
     int rc = which == SBX_SC_VALUES ? sbx_sc_values_rules(c, step) : sbx_sc_calls(c, step);
@@ -509,13 +510,13 @@ static int sbx_seccomp_enter_main(sbx_proc *p)
     return rc < 0 ? sbx_child_fail(p, err, "sendmsg(seccomp listener to the supervisor)", NULL) : 0;
 }
 
-int sbx_seccomp_listen(int listener, sbx_init_main_proc *m)
+bool sbx_seccomp_listen(int *listener, sbx_init_main_proc *m)
 {
-    struct pollfd f = {.fd = listener, .events = POLLIN};
-    if (poll(&f, 1, 0) <= 0)
-        return 0;
-    if (!(f.revents & POLLIN))
-        return -1; /* POLLHUP: no process under the filter is left */
+    struct pollfd f = {.fd = *listener, .events = POLLIN};
+    if (f.fd < 0 || poll(&f, 1, 0) <= 0)
+        return false;
+    if (!(f.revents & POLLIN)) /* POLLHUP: no process under the filter is left */
+        goto done;
     /* Room beyond the struct this was built with, should a newer kernel's be larger; the
      * kernel wants it zeroed. */
     union {
@@ -523,11 +524,18 @@ int sbx_seccomp_listen(int listener, sbx_init_main_proc *m)
         char room[256];
     } req;
     memset(&req, 0, sizeof req);
-    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
-        return errno == ENOENT || errno == EINTR ? 0 : -1; /* ENOENT: the caller died meanwhile */
+    if (ioctl(*listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+        if (errno == ENOENT || errno == EINTR) /* ENOENT: the caller died meanwhile */
+            return false;
+        goto done;
+    }
     if (!m->refused.seen)
         m->refused = (sbx_sc_refused){.seen = 1, .nr = req.n.data.nr, .arch = req.n.data.arch};
-    return 1;
+    return true;
+done:
+    close(*listener);
+    *listener = -1;
+    return false;
 }
 
 void sbx_seccomp_name(const sbx_sc_refused *r, char *buf, size_t len)

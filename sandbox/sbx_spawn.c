@@ -296,12 +296,7 @@ static void sbx_spawn_take_fds(sbx_proc *p)
 bool sbx_spawn_seccomp(sbx_proc *p)
 {
     sbx_spawn_take_fds(p);
-    if (p->sc_listen < 0)
-        return false;
-    int rc = sbx_seccomp_listen(p->sc_listen, &p->self);
-    if (rc < 0)
-        sbx_spawn_close(&p->sc_listen);
-    return rc > 0;
+    return sbx_seccomp_listen(&p->sc_listen, &p->self);
 }
 
 /* Self-init: kills the rest of the job and reaps it, within SBX_STOP_GRACE_MS. A process that
