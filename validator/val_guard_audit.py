@@ -15,7 +15,11 @@
 #   three known builders when every name in it passes the getattr rules (a ForwardRef
 #   also: no calls, no private names, no other module's globals). Anything else that turns
 #   a string into running code is refused.
-# - pickle.find_class: only names of allowed modules that the getattr rules allow.
+# - pickle.find_class: only what the job's own imports would give it (a proxy's view: no
+#   restricted attribute, private name or module), and numpy's reconstructors.
+# - object.__getattr__/__setattr__/__delattr__ (what leads to code or rebinds it: __code__,
+#   __defaults__, tb_frame, __class__, ...): a denied name never from the job's own code, and
+#   written from library code only by the few libraries that do it for themselves.
 # - processes, signals, sockets, any ctypes call, changes to the file system, new code objects,
 #   tracing, walks of the garbage collector's object lists: refused outright (no allowed module
 #   does them for a job); directory listings only of sys.path and the working directory.
@@ -29,9 +33,11 @@ import sys as _sys
 import types as _types
 
 
-def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names):
+def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names,
+                      exposed):
     """(hook, positional_match, library_file, bind, imported_tops) for the policy; job["main"] and
-    job["code"] are main.py's module and code object, set before the hook is installed.
+    job["code"] are main.py's module and code object, set before the hook is installed;
+    exposed(obj) says whether a proxy module would hand obj to the job as it is.
     bind() reads the job's working directory and sys.path: the hook may be built ahead of the
     job (a zygote prepares the guard once), so it is called when the job starts."""
     cwd, read_roots, own_files = None, (), ()
@@ -172,13 +178,97 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
     def shown(path):
         return repr(path) if type(path) in (str, bytes, int) else type(path).__name__
 
-    def unpickle_allowed(module, name):
-        """pickle (numpy.load(allow_pickle=True) under data) resolves any module.name it is
-        given: only what an import of an allowed module and the getattr rules would give."""
-        if type(module) is not str or type(name) is not str or not top_allowed(module):
+    own_globals = globals()  # the guard's own functions' (this prelude's, not main.py's)
+
+    def job_code(code):
+        """Code the job wrote (main.py) or had a builder make from its strings ("<string>":
+        namedtuple, dataclasses, ForwardRef; the hook lets no other string become code). The job
+        makes no code objects of its own, so no other file name is the job's."""
+        return code.co_filename in (_JOB_FILE, "<string>")  # noqa: F821 (val_guard.py)
+
+    # Libraries that rebind a denied attribute of an object they just made, for their own
+    # reasons: namedtuple its __new__'s defaults, typing.NamedTuple its class's __bases__, numpy.ma
+    # a masked constant's view into a MaskedArray.
+    writers = (("collections", ("namedtuple",)), ("typing", ("NamedTupleMeta", "__new__")),
+               ("numpy.ma.core", ("MaskedConstant", "__array_finalize__")))
+
+    def library_writer(frame):
+        """One of `writers`, or module code being imported (numpy renames its dispatch
+        wrappers' __code__). Any other library frame may be passing on a name the job chose
+        (copy's setattr of slot state, a pickle's BUILD, a callback the job handed over)."""
+        code = frame.f_code
+        if any(code is builder(mod, path) for mod, path in writers):
+            return True
+        for _ in range(64):
+            if frame is None or job_code(frame.f_code):
+                return False
+            if frame.f_code.co_filename.startswith("<frozen importlib"):
+                return True
+            frame = frame.f_back
+        return False
+
+    # What CPython audits of attribute access is what leads to code or rebinds it: reading a
+    # function's __code__/__defaults__/__kwdefaults__, a frame's f_code, tb_frame, gi_/cr_/ag_
+    # frame and code; writing __class__, __code__, __defaults__, __kwdefaults__; deleting the
+    # defaults. The job spells none of these (the static rules), but names built at run time
+    # reach them without getattr: object.__setattr__(f, '__def' + 'aults__', v), a map() over
+    # it, copy's setattr of a __reduce_ex__'s slot state, a pickle's BUILD.
+    attribute_verbs = {"object.__getattr__": "reading", "object.__setattr__": "writing",
+                       "object.__delattr__": "deleting"}
+
+    def attribute_allowed(event, name, frame):
+        # The guard's own frames pass: they set its proxies' class and read the frames and
+        # code this hook inspects (each such read is an event too; judging it by its f_code
+        # would recurse), and take no denied name from the job unchecked.
+        if not denied_name(name) or (frame is not None and frame.f_globals is own_globals):
+            return True
+        if frame is None:
+            return event == "object.__getattr__"  # no Python code raised it
+        if job_code(frame.f_code):
             return False
-        return not any(denied_name(part) or part in refused_names or
-                       part in denied_attrs.get(module, ()) for part in name.split("."))
+        return event == "object.__getattr__" or library_writer(frame)
+
+    # A pickle (numpy.load(allow_pickle=True) under data) names its globals as module.name
+    # strings, and _pickle resolves them with the real import and getattr: it may hand out only
+    # what the job's own imports would (a proxy's view), or the job holds the real sys.modules,
+    # random._os or a module namespace. Private names are refused but for numpy's reconstructors.
+    reconstructors = frozenset({("numpy.core.multiarray", "_reconstruct"),
+                                ("numpy.core.numeric", "_frombuffer"),
+                                ("numpy.ma.core", "_mareconstruct")})
+    restricted = policy["module_attributes"]
+    module_type, drop = type(_sys), object()
+
+    def unpickle_allowed(module, name):
+        if type(module) is not str or type(name) is not str:
+            return False
+        # With fix_imports (protocols 0-2) _pickle renames Python 2 globals after this event.
+        import _compat_pickle as compat
+        fixed = compat.NAME_MAPPING.get((module, name)) or \
+            (compat.IMPORT_MAPPING.get(module, module), name)
+        return all(global_allowed(m, n) for m, n in {(module, name), fixed})
+
+    def global_allowed(module, name):
+        parts = name.split(".")
+        if not top_allowed(module) or (module in restricted and
+                                       parts[0] not in restricted[module]):
+            return False
+        if (module, name) not in reconstructors and \
+                any(p.startswith("_") for p in module.split(".") + parts):
+            return False
+        if any(denied_name(p) or p in refused_names or p in denied_attrs.get(module, ())
+               for p in parts):
+            return False
+        obj = _sys.modules.get(module)
+        if obj is None:
+            _builtins.__import__(module)  # an allowed module: the job could import it itself
+            obj = _sys.modules.get(module)
+        for p in parts:
+            obj = getattr(obj, p, drop)
+            if obj is drop:
+                return True  # _pickle's own lookup fails the same way, with its own error
+            if isinstance(obj, module_type) or not exposed(obj):
+                return False  # the job gets proxies of modules, and checked getattr & co.
+        return True
 
     # Operations no allowed module performs on a job's behalf: refused whoever asks (os.system
     # reached through some function's globals, ...). The sandbox stops them too; this says so
@@ -214,6 +304,10 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         if event == "pickle.find_class" and not unpickle_allowed(*args[:2]):
             raise PermissionError(f"codeq guard: unpickling {shown(args[0])}.{shown(args[1])} "
                                   f"is not allowed by policy {policy['name']}")
+        if event in attribute_verbs and len(args) > 1 and \
+                not attribute_allowed(event, args[1], _sys._getframe(1)):
+            raise PermissionError(f"codeq guard: {attribute_verbs[event]} attribute "
+                                  f"{shown(args[1])} is not allowed by policy {policy['name']}")
         if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")

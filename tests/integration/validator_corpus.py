@@ -197,8 +197,12 @@ def check_bypass(prog):
         return name, "static", f"{len(findings)} finding(s): " + ", ".join(sorted({f['rule'] for f in findings}))
     if escaped:
         return name, "ESCAPED", f"status {r['status']}"
-    why = last_line(r["stderr"]) or r["message"] or f"status {r['status']}, no output"
-    layer = "guard" if GUARD_WORDS.search(last_line(r["stderr"])) else "sandbox"
+    # A library may wrap the guard's error in its own (numpy.load: "Failed to interpret file
+    # ... as a pickle"); the guard's line is then earlier in the chain.
+    guard_line = next((ln[:110] for ln in r["stderr"].splitlines()
+                       if re.match(r"[\w.]+: codeq guard:", ln)), None)
+    why = guard_line or last_line(r["stderr"]) or r["message"] or f"status {r['status']}, no output"
+    layer = "guard" if guard_line or GUARD_WORDS.search(last_line(r["stderr"])) else "sandbox"
     return name, layer, f"{r['status']}: {why}"
 
 
