@@ -79,8 +79,14 @@ def _codeq_prepare(policy):
                 check_attr(key)  # the audit hook trusts this frame (the guard's) with __class__
                 module_type.__setattr__(self, key, value)
 
-    def top_allowed(name):
-        return name.partition(".")[0] in allowed
+    # Submodules of an allowed package that the job never gets: numpy.ctypeslib hands out
+    # ctypes types, whose mro() leads to py_object and Union, i.e. any address made an object
+    # with no audit event (bypass 123; 115 and 116 were the same through ndarray.ctypes).
+    never = ("numpy.ctypeslib",)
+
+    def module_allowed(name):
+        return name.partition(".")[0] in allowed and \
+            not any(name == n or name.startswith(n + ".") for n in never)
 
     def denied_name(name):
         if not isinstance(name, str):
@@ -115,7 +121,11 @@ def _codeq_prepare(policy):
                                    "methodcaller": guarded_methodcaller},
                       "io": {"open": drop, "open_code": drop, "FileIO": drop},
                       "typing": {"get_type_hints": drop, "ForwardRef": drop},
-                      "string": {"Formatter": drop}}
+                      "string": {"Formatter": drop},
+                      # add_newdoc(place, obj, doc) imports any module by name and reads its
+                      # attributes with the real getattr: a missing one's AttributeError.obj is
+                      # the real module (bypass 122).
+                      "numpy.core.function_base": {"add_newdoc": drop}}
             byname["builtins"].update((n, drop) for n in denied)  # input only if denied
             for modname, names in byname.items():
                 mod = _sys.modules.get(modname)
@@ -142,7 +152,7 @@ def _codeq_prepare(policy):
             if (only is not None and key not in only) or key in deny:
                 continue
             if isinstance(value, module_type):
-                if not top_allowed(value.__name__):
+                if not module_allowed(value.__name__):
                     continue
                 if only is None:
                     # numpy holds dozens of submodules, each with hundreds of names: proxying
@@ -184,7 +194,12 @@ def _codeq_prepare(policy):
                 if value is drop:
                     raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 if isinstance(value, module_type):
-                    if not top_allowed(value.__name__):
+                    if value.__name__ in never:
+                        # Not an AttributeError: `from numpy import ctypeslib` would then
+                        # take the real module from sys.modules (IMPORT_FROM's fallback).
+                        raise ImportError(f"codeq guard: module {value.__name__!r} is not "
+                                          f"allowed by policy {policy['name']}")
+                    if not module_allowed(value.__name__):
                         raise AttributeError(f"module {name!r} has no attribute {key!r}")
                     value = proxy(value)
                 value = swapped(value)
@@ -211,6 +226,8 @@ def _codeq_prepare(policy):
         names += [f"{name}.{x}" for x in extra if isinstance(x, str) and f"{name}.{x}" in _sys.modules]
         for full in names:
             parent, _, leaf = full.rpartition(".")
+            if not module_allowed(full):
+                continue  # `from numpy import ctypeslib`: the job's fromlist names it
             if parent and parent in _sys.modules and full in _sys.modules:
                 only = restricted.get(parent)
                 if only is not None and leaf not in only:
@@ -228,7 +245,7 @@ def _codeq_prepare(policy):
         if level:
             raise ImportError("codeq guard: relative imports are not allowed (a job is the "
                               "single file main.py)")
-        if isinstance(name, str) and name.startswith("_") and not top_allowed(name):
+        if isinstance(name, str) and name.startswith("_") and not module_allowed(name):
             # C code of allowed modules imports its private helpers through the caller's
             # builtins, i.e. ours (datetime.strptime -> `import _strptime` from the job's frame).
             # CPython's C import takes the module from sys.modules, not from our return value,
@@ -236,7 +253,7 @@ def _codeq_prepare(policy):
             real_import(name, None, None, (), 0)
             harden()  # _strptime, say, imports re and so enum
             return module_type(name, "codeq guard: not available to the job")
-        if not isinstance(name, str) or not top_allowed(name):
+        if not isinstance(name, str) or not module_allowed(name):
             raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
                                       f"by policy {policy['name']}", name=str(name))
         real_import(name, None, None, fromlist, 0)
@@ -345,7 +362,7 @@ def _codeq_prepare(policy):
     #   (random's _os) and writes members into it; enum.global_enum(cls) writes members into
     #   the globals of cls.__module__, which the class sets: "builtins" replaces the real
     #   builtins every library and this guard use, "posixpath" the realpath of open()'s check.
-    job = {}
+    job = {"builtins": job_builtins}
     hardened = set()
     job_view = {}  # id(patched function) -> (patched, what a proxy gives the job instead)
 
@@ -539,7 +556,7 @@ def _codeq_prepare(policy):
 
         @staticmethod
         def find_spec(name, path=None, target=None):
-            if top_allowed(name) or name.startswith("_"):
+            if module_allowed(name) or name.startswith("_"):
                 return None  # private helpers: see guarded_import
             frame = _sys._getframe(1)
             for _ in range(64):
@@ -554,7 +571,7 @@ def _codeq_prepare(policy):
     refused_names = denied | {"__import__", "getattr", "setattr", "delattr", "hasattr",
                               "attrgetter", "methodcaller"}
     audit, positional_match, library_file, bind, imported_tops = _codeq_audit_hook(  # noqa: F821
-        policy, job, denied_name, top_allowed, denied_attrs, refused_names,
+        policy, job, denied_name, module_allowed, denied_attrs, refused_names,
         lambda value: swapped(value) is value)
     harden()
     # The proxies of allowed modules already loaded (a zygote's preload) are built here, once,
@@ -588,7 +605,7 @@ def _codeq_prepare(policy):
         # the hook numpy's failed (it sets os.environ and builds functions from code objects),
         # so exec mode could not run a numpy job. Only top-level names, as a preload.
         for name in set(imported_tops(main_code)):
-            if name and top_allowed(name) and name not in _sys.modules:
+            if name and module_allowed(name) and name not in _sys.modules:
                 try:
                     real_import(name, None, None, (), 0)
                 except Exception:

@@ -18,8 +18,8 @@
 # - pickle.find_class: only what the job's own imports would give it (a proxy's view: no
 #   restricted attribute, private name or module), and numpy's reconstructors.
 # - object.__getattr__/__setattr__/__delattr__ (what leads to code or rebinds it: __code__,
-#   __defaults__, tb_frame, __class__, ...): a denied name never from the job's own code, and
-#   written from library code only by the few libraries that do it for themselves.
+#   __defaults__, tb_frame, __class__, ...): a denied name never read by the job's own code,
+#   and written only by the few libraries that do it to an object they have just made.
 # - processes, signals, sockets, any ctypes call, changes to the file system, new code objects,
 #   tracing, walks of the garbage collector's object lists: refused outright (no allowed module
 #   does them for a job); directory listings only of sys.path and the working directory.
@@ -33,8 +33,8 @@ import sys as _sys
 import types as _types
 
 
-def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refused_names,
-                      exposed):
+def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
+                      refused_names, exposed):
     """(hook, positional_match, library_file, bind, imported_tops) for the policy; job["main"] and
     job["code"] are main.py's module and code object, set before the hook is installed;
     exposed(obj) says whether a proxy module would hand obj to the job as it is.
@@ -186,47 +186,53 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         makes no code objects of its own, so no other file name is the job's."""
         return code.co_filename in (_JOB_FILE, "<string>")  # noqa: F821 (val_guard.py)
 
-    # Libraries that rebind a denied attribute of an object they just made, for their own
-    # reasons: namedtuple its __new__'s defaults, typing.NamedTuple its class's __bases__, numpy.ma
-    # a masked constant's view into a MaskedArray.
-    writers = (("collections", ("namedtuple",)), ("typing", ("NamedTupleMeta", "__new__")),
-               ("numpy.ma.core", ("MaskedConstant", "__array_finalize__")))
+    # Library code that rebinds a denied attribute of an object it has just made, for its own
+    # reasons: (module, function, the local that holds the object). namedtuple sets its
+    # __new__'s defaults, typing.NamedTuple its class's __bases__, numpy.ma a masked constant's
+    # view's class. Only that object: the frame that raises the event need not be what chose
+    # the write (a C-only chain the job handed over runs in whichever frame consumes it:
+    # namedtuple(defaults=map(object.__setattr__, ...))).
+    writers = (("collections", ("namedtuple",), "__new__"),
+               ("typing", ("NamedTupleMeta", "__new__"), "nm_tpl"),
+               ("numpy.ma.core", ("MaskedConstant", "__array_finalize__"), "self"))
 
-    def library_writer(frame):
-        """One of `writers`, or module code being imported (numpy renames its dispatch
-        wrappers' __code__). Any other library frame may be passing on a name the job chose
-        (copy's setattr of slot state, a pickle's BUILD, a callback the job handed over)."""
-        code = frame.f_code
-        if any(code is builder(mod, path) for mod, path in writers):
+    def library_writer(frame, target):
+        """One of `writers` writing to its own object; numpy's dispatch decorator renaming
+        its wrapper's __code__ (a numpy submodule imported during the job); the guard's
+        proxy() giving a proxy its class."""
+        code, local = frame.f_code, frame.f_locals
+        if any(code is builder(mod, path) and local.get(name) is target
+               for mod, path, name in writers):
             return True
-        for _ in range(64):
-            if frame is None or job_code(frame.f_code):
-                return False
-            if frame.f_code.co_filename.startswith("<frozen importlib"):
-                return True
-            frame = frame.f_back
-        return False
+        overrides = _sys.modules.get("numpy.core.overrides")
+        if code.co_name == "decorator" and overrides is not None and \
+                code.co_filename == getattr(overrides, "__file__", None):
+            return local.get("public_api") is target
+        return frame.f_globals is own_globals and code.co_name == "proxy" and \
+            local.get("p") is target
 
     # What CPython audits of attribute access is what leads to code or rebinds it: reading a
     # function's __code__/__defaults__/__kwdefaults__, a frame's f_code, tb_frame, gi_/cr_/ag_
     # frame and code; writing __class__, __code__, __defaults__, __kwdefaults__; deleting the
     # defaults. The job spells none of these (the static rules), but names built at run time
     # reach them without getattr: object.__setattr__(f, '__def' + 'aults__', v), a map() over
-    # it, copy's setattr of a __reduce_ex__'s slot state, a pickle's BUILD.
+    # it, copy's setattr of a __reduce_ex__'s slot state, a pickle's BUILD. A write passes only
+    # as library_writer() says, whoever raised it: library code may be running what the job
+    # handed over, and import-time code may read objects the job changed (bypass 126).
     attribute_verbs = {"object.__getattr__": "reading", "object.__setattr__": "writing",
                        "object.__delattr__": "deleting"}
 
-    def attribute_allowed(event, name, frame):
-        # The guard's own frames pass: they set its proxies' class and read the frames and
-        # code this hook inspects (each such read is an event too; judging it by its f_code
-        # would recurse), and take no denied name from the job unchecked.
-        if not denied_name(name) or (frame is not None and frame.f_globals is own_globals):
+    def attribute_allowed(event, args, frame):
+        if not denied_name(args[1]):
             return True
-        if frame is None:
-            return event == "object.__getattr__"  # no Python code raised it
-        if job_code(frame.f_code):
-            return False
-        return event == "object.__getattr__" or library_writer(frame)
+        if event != "object.__getattr__":
+            return frame is not None and library_writer(frame, args[0])
+        # Reads: the guard's own frames read the frames and code this hook inspects (each such
+        # read is an event too: judging it by its f_code would recurse); library code reads
+        # tracebacks' frames. The job has no reader by name that skips the getattr rules.
+        if frame is None or frame.f_globals is own_globals:
+            return True
+        return not job_code(frame.f_code)
 
     # A pickle (numpy.load(allow_pickle=True) under data) names its globals as module.name
     # strings, and _pickle resolves them with the real import and getattr: it may hand out only
@@ -234,7 +240,13 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
     # random._os or a module namespace. Private names are refused but for numpy's reconstructors.
     reconstructors = frozenset({("numpy.core.multiarray", "_reconstruct"),
                                 ("numpy.core.numeric", "_frombuffer"),
-                                ("numpy.ma.core", "_mareconstruct")})
+                                ("numpy.ma.core", "_mareconstruct"),
+                                ("numpy.core", "_DType_reconstruct"),
+                                ("numpy.random._pickle", "__randomstate_ctor"),
+                                ("numpy.random._pickle", "__generator_ctor"),
+                                ("numpy.random._pickle", "__bit_generator_ctor"),
+                                ("re", "_compile")})
+    ufunc_home = "numpy.core._multiarray_umath"  # where a ufunc's pickle names it
     restricted = policy["module_attributes"]
     module_type, drop = type(_sys), object()
 
@@ -245,15 +257,32 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         import _compat_pickle as compat
         fixed = compat.NAME_MAPPING.get((module, name)) or \
             (compat.IMPORT_MAPPING.get(module, module), name)
-        return all(global_allowed(m, n) for m, n in {(module, name), fixed})
+        pairs = {fixed} if module == "__builtin__" else {(module, name), fixed}  # no such module
+        return all(global_allowed(m, n) for m, n in pairs)
+
+    def own_global(module, name):
+        """builtins and __main__, by one plain name: only what the job's own builtins (not
+        a guard's replacement: enum members pickle as getattr) and globals already hold."""
+        if module == "builtins":
+            value = job["builtins"].get(name, drop)
+            real = vars(_builtins).get(name)
+        else:
+            main = job.get("main")
+            value = vars(main).get(name, drop) if main is not None else drop
+            real = value if _sys.modules.get("__main__") is main else drop
+        return "." not in name and value is not drop and value is real and \
+            not isinstance(value, module_type)
 
     def global_allowed(module, name):
+        if module in ("builtins", "__main__"):
+            return own_global(module, name)
         parts = name.split(".")
-        if not top_allowed(module) or (module in restricted and
+        if not module_allowed(module) or (module in restricted and
                                        parts[0] not in restricted[module]):
             return False
-        if (module, name) not in reconstructors and \
-                any(p.startswith("_") for p in module.split(".") + parts):
+        private = (module, name) not in reconstructors and \
+            any(p.startswith("_") for p in module.split(".") + parts)
+        if private and (module != ufunc_home or len(parts) > 1 or name.startswith("_")):
             return False
         if any(denied_name(p) or p in refused_names or p in denied_attrs.get(module, ())
                for p in parts):
@@ -265,10 +294,10 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
         for p in parts:
             obj = getattr(obj, p, drop)
             if obj is drop:
-                return True  # _pickle's own lookup fails the same way, with its own error
+                return False  # and not left to _pickle's own lookup, which could differ
             if isinstance(obj, module_type) or not exposed(obj):
                 return False  # the job gets proxies of modules, and checked getattr & co.
-        return True
+        return not private or type(obj) is getattr(_sys.modules.get("numpy"), "ufunc", None)
 
     # Operations no allowed module performs on a job's behalf: refused whoever asks (os.system
     # reached through some function's globals, ...). The sandbox stops them too; this says so
@@ -305,7 +334,7 @@ def _codeq_audit_hook(policy, job, denied_name, top_allowed, denied_attrs, refus
             raise PermissionError(f"codeq guard: unpickling {shown(args[0])}.{shown(args[1])} "
                                   f"is not allowed by policy {policy['name']}")
         if event in attribute_verbs and len(args) > 1 and \
-                not attribute_allowed(event, args[1], _sys._getframe(1)):
+                not attribute_allowed(event, args, _sys._getframe(1)):
             raise PermissionError(f"codeq guard: {attribute_verbs[event]} attribute "
                                   f"{shown(args[1])} is not allowed by policy {policy['name']}")
         if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):

@@ -263,18 +263,39 @@ if r:
             "True numpy.polynomial.hermite\n",
             f"late_links: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
+# numpy.ctypeslib's ctypes types lead to py_object and Union (bypass 123): no route gives the
+# job the module, not even IMPORT_FROM's fallback to sys.modules when the proxy lacks it.
+for name, src in {"ctypeslib_import": "import numpy.ctypeslib as c\n",
+                  "ctypeslib_from": "from numpy import ctypeslib as c\n",
+                  "ctypeslib_getattr": "import numpy\nc = getattr(numpy, 'ctypes' + 'lib')\n",
+                  "ctypeslib_dunder_import": "c = __import__('numpy.ctypes' + 'lib', "
+                                             "fromlist=['c_intp'])\nc = c.ctypeslib\n"}.items():
+    r, rc = codeq_run(guard_numpy, name, src + "print('GUARD-BYPASSED', c.c_intp)\n")
+    if r:
+        err = r.get("stderr") or ""
+        F.check(MARK not in r["stdout"] and r["status"] == "error" and
+                ("codeq guard" in err or "has no attribute" in err),
+                f"{name}: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+
 # A pickle may name what the job's imports would give it (the corpus's 117-120 are the
-# refusals): numpy's own reconstructors and the classes of allowed modules round-trip.
+# refusals): numpy's own reconstructors, the classes of allowed modules, the job's builtins
+# and its own classes round-trip (enum members do not: they pickle as getattr).
 r, rc = codeq_run("data", "data_pickle", (
     "import numpy as np, fractions, decimal, datetime, collections\n"
     "a = np.array([fractions.Fraction(1, 3), decimal.Decimal('1.5'), datetime.date(2024, 1, 2),\n"
     "              collections.Counter('aab'), np.float64(2.5), np.arange(3),\n"
     "              np.ma.masked_array([1, 2], mask=[0, 1])], dtype=object)\n"
     "np.save('o.npy', a, allow_pickle=True)\n"
-    "print([str(x) for x in np.load('o.npy', allow_pickle=True)])\n"))
+    "print([str(x) for x in np.load('o.npy', allow_pickle=True)])\n"
+    "import re, dataclasses\n@dataclasses.dataclass\nclass D:\n    x: int\n"
+    "b = np.array([{1, 2}, complex(1, 2), D(3), re.compile('a+'), np.add,\n"
+    "              np.random.RandomState(1)], dtype=object)\n"
+    "np.save('b.npy', b, allow_pickle=True)\nc = np.load('b.npy', allow_pickle=True)\n"
+    "print(c[:4], c[4] is np.add, c[5].randint(100) == np.random.RandomState(1).randint(100))\n"))
 if r:
     F.check(r["status"] == "ok" and r["stdout"] == "['1/3', '1.5', '2024-01-02', "
-            "\"Counter({'a': 2, 'b': 1})\", '2.5', '[0 1 2]', '[1 --]']\n",
+            "\"Counter({'a': 2, 'b': 1})\", '2.5', '[0 1 2]', '[1 --]']\n"
+            "[{1, 2} (1+2j) D(x=3) re.compile('a+')] True True\n",
             f"data_pickle: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
 F.finish("validator_guard")
