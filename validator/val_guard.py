@@ -81,8 +81,10 @@ def _codeq_prepare(policy):
 
     # Submodules of an allowed package that the job never gets: numpy.ctypeslib hands out
     # ctypes types, whose mro() leads to py_object and Union, i.e. any address made an object
-    # with no audit event (bypass 123; 115 and 116 were the same through ndarray.ctypes).
-    never = ("numpy.ctypeslib",)
+    # with no audit event (bypass 123; 115 and 116 were the same through ndarray.ctypes);
+    # numpy.compat is Python 2 shims over what the job may not have: npy_load_module runs a
+    # library file as any module and returns the real module (128), pathlib's Path.
+    never = ("numpy.ctypeslib", "numpy.compat")
 
     def module_allowed(name):
         return name.partition(".")[0] in allowed and \
@@ -448,6 +450,12 @@ def _codeq_prepare(policy):
         internal = _sys.modules.get("numpy.core._internal")
         if internal is not None and vars(internal).get("ctypes") is not None:
             internal.ctypes = None
+            # numpy.ctypeslib's import already asked for the intp type: its cache holds the
+            # real ctypes.c_long, which ndarray.ctypes.shape hands out (its mro() leads to
+            # py_object, bypass 127). Emptied, numpy builds its stand-in's type instead.
+            getintp = vars(internal).get("_getintp_ctype")
+            if hasattr(getintp, "cache"):
+                getintp.cache = None
 
     def harden_dataclasses(dc):
         field_type = dc.Field

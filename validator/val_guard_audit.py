@@ -149,11 +149,13 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         return ns is None or ns is job["main"].__dict__ or not any(
             ns is vars(m) for m in list(_sys.modules.values()) if isinstance(m, type(_sys)))
 
-    def builder(modname, path):
-        obj = _sys.modules.get(modname)
-        for part in path:
-            obj = getattr(obj, part, None)
-        return getattr(obj, "__code__", None)
+    def library_code(code, modname, qualname):
+        """code is modname's function qualname, told by its file and name, which the job cannot
+        forge (it makes no code objects); not by the class or module attribute, which it can
+        rebind (type.__setattr__(typing.NamedTupleMeta, '__n' + 'ew__', its own function))."""
+        mod = _sys.modules.get(modname)
+        return mod is not None and code.co_qualname == qualname and \
+            code.co_filename == getattr(mod, "__file__", None)
 
     def library_file(path):
         """A file of the standard library (or another sys.path entry), not the job's."""
@@ -166,10 +168,10 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
             return True
         if caller.co_filename.startswith("<frozen importlib"):
             return library_file(code.co_filename)
-        if caller is builder("collections", ("namedtuple",)) or \
-                caller is builder("dataclasses", ("_create_fn",)):
+        if library_code(caller, "collections", "namedtuple") or \
+                library_code(caller, "dataclasses", "_create_fn"):
             return code_ok(code, False)
-        if caller is builder("typing", ("ForwardRef", "_evaluate")):
+        if library_code(caller, "typing", "ForwardRef._evaluate"):
             ns = frame.f_locals
             return code_ok(code, True) and own_dict(ns.get("globalns")) and \
                 own_dict(ns.get("localns"))
@@ -192,22 +194,19 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
     # view's class. Only that object: the frame that raises the event need not be what chose
     # the write (a C-only chain the job handed over runs in whichever frame consumes it:
     # namedtuple(defaults=map(object.__setattr__, ...))).
-    writers = (("collections", ("namedtuple",), "__new__"),
-               ("typing", ("NamedTupleMeta", "__new__"), "nm_tpl"),
-               ("numpy.ma.core", ("MaskedConstant", "__array_finalize__"), "self"))
+    writers = (("collections", "namedtuple", "__new__"),
+               ("typing", "NamedTupleMeta.__new__", "nm_tpl"),
+               ("numpy.ma.core", "MaskedConstant.__array_finalize__", "self"))
 
     def library_writer(frame, target):
-        """One of `writers` writing to its own object; numpy's dispatch decorator renaming
-        its wrapper's __code__ (a numpy submodule imported during the job); the guard's
-        proxy() giving a proxy its class."""
+        """One of `writers` writing to its own object, or the guard's proxy() giving a proxy
+        its class. (numpy's dispatch decorator renames its wrappers' __code__ with
+        code.replace, refused as code.__new__: a numpy submodule that uses it cannot be first
+        imported under the hook, as before.)"""
         code, local = frame.f_code, frame.f_locals
-        if any(code is builder(mod, path) and local.get(name) is target
-               for mod, path, name in writers):
+        if any(library_code(code, mod, qualname) and local.get(name) is target
+               for mod, qualname, name in writers):
             return True
-        overrides = _sys.modules.get("numpy.core.overrides")
-        if code.co_name == "decorator" and overrides is not None and \
-                code.co_filename == getattr(overrides, "__file__", None):
-            return local.get("public_api") is target
         return frame.f_globals is own_globals and code.co_name == "proxy" and \
             local.get("p") is target
 
@@ -245,7 +244,7 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
                                 ("numpy.random._pickle", "__randomstate_ctor"),
                                 ("numpy.random._pickle", "__generator_ctor"),
                                 ("numpy.random._pickle", "__bit_generator_ctor"),
-                                ("re", "_compile")})
+                                ("re", "_compile"), ("array", "_array_reconstructor")})
     ufunc_home = "numpy.core._multiarray_umath"  # where a ufunc's pickle names it
     restricted = policy["module_attributes"]
     module_type, drop = type(_sys), object()

@@ -287,15 +287,16 @@ r, rc = codeq_run("data", "data_pickle", (
     "              np.ma.masked_array([1, 2], mask=[0, 1])], dtype=object)\n"
     "np.save('o.npy', a, allow_pickle=True)\n"
     "print([str(x) for x in np.load('o.npy', allow_pickle=True)])\n"
-    "import re, dataclasses\n@dataclasses.dataclass\nclass D:\n    x: int\n"
+    "import re, dataclasses, array\n@dataclasses.dataclass\nclass D:\n    x: int\n"
     "b = np.array([{1, 2}, complex(1, 2), D(3), re.compile('a+'), np.add,\n"
-    "              np.random.RandomState(1)], dtype=object)\n"
+    "              np.random.RandomState(1), array.array('i', [7])], dtype=object)\n"
     "np.save('b.npy', b, allow_pickle=True)\nc = np.load('b.npy', allow_pickle=True)\n"
-    "print(c[:4], c[4] is np.add, c[5].randint(100) == np.random.RandomState(1).randint(100))\n"))
+    "print(c[:4], c[4] is np.add, c[5].randint(100) == np.random.RandomState(1).randint(100),\n"
+    "      c[6])\n"))
 if r:
     F.check(r["status"] == "ok" and r["stdout"] == "['1/3', '1.5', '2024-01-02', "
             "\"Counter({'a': 2, 'b': 1})\", '2.5', '[0 1 2]', '[1 --]']\n"
-            "[{1, 2} (1+2j) D(x=3) re.compile('a+')] True True\n",
+            "[{1, 2} (1+2j) D(x=3) re.compile('a+')] True True array('i', [7])\n",
             f"data_pickle: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
 F.finish("validator_guard")
