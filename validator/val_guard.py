@@ -549,8 +549,57 @@ def _codeq_prepare(policy):
         enum.global_enum = global_enum
         type.__setattr__(enum.EnumType, "_convert_", _convert_)
 
+    def harden_copy(copy):
+        # copy and deepcopy call whatever a __reduce_ex__ returns, with the real builtins:
+        # Enum's is (getattr, (self.__class__, self._name_)), and both are the job's to set
+        # (bypass 131: a class property and _name_ = '__glo' + 'bals__' gave a module's
+        # globals). A reducer may call only what the job itself could: a builtin the job's
+        # builtins hold as it is, or getattr by a name the getattr rules allow.
+        real_reconstruct = copy._reconstruct
+        builtin_function = type(len)
+
+        def _reconstruct(x, memo, func, args, *rest, **kwargs):
+            if func is real_getattr:
+                if not isinstance(args, tuple) or len(args) != 2:
+                    raise TypeError("codeq guard: getattr in a reduce value takes two arguments")
+                check_attr(args[1])
+            elif type(func) is builtin_function and \
+                    job_builtins.get(getattr(func, "__name__", None)) is not func and \
+                    vars(_builtins).get(getattr(func, "__name__", None)) is func:
+                raise PermissionError(f"codeq guard: {func.__name__} in a reduce value is not "
+                                      f"allowed by policy {policy['name']}")
+            return real_reconstruct(x, memo, func, args, *rest, **kwargs)
+
+        copy._reconstruct = _reconstruct
+
+    def harden_contextlib(contextlib):
+        # redirect_stdout/redirect_stderr read and set the real sys by the name in
+        # self._stream, a plain attribute the job can set: "modules" gave the real sys.modules
+        # (bypass 132), and any sys attribute could be replaced on the way out.
+        base = contextlib._RedirectStream
+
+        def stream(self):
+            name = self._stream  # read once: a property could answer the check and the use apart
+            if type(name) is not str or name not in ("stdout", "stderr"):
+                raise PermissionError(f"codeq guard: redirecting sys.{name} is not allowed by "
+                                      f"policy {policy['name']}")
+            return name
+
+        def __enter__(self):  # the library's, with the name checked
+            name = stream(self)
+            self._old_targets.append(real_getattr(_sys, name))
+            real_setattr(_sys, name, self._new_target)
+            return self._new_target
+
+        def __exit__(self, exctype, excinst, exctb):
+            real_setattr(_sys, stream(self), self._old_targets.pop())
+
+        type.__setattr__(base, "__enter__", __enter__)
+        type.__setattr__(base, "__exit__", __exit__)
+
     hardeners = {"functools": harden_functools, "dataclasses": harden_dataclasses,
-                 "enum": harden_enum, "numpy": harden_numpy}
+                 "enum": harden_enum, "numpy": harden_numpy, "copy": harden_copy,
+                 "contextlib": harden_contextlib}
 
     def harden():
         """Patches each module of `hardeners` once it is loaded (cheap: four lookups)."""
