@@ -76,7 +76,7 @@ def _codeq_prepare(policy):
             if key in names:
                 real_setattr(real, key, value)
             else:
-                check_attr(key)  # the audit hook trusts this frame (the guard's) with __class__
+                check_attr(key)  # the proxy's own attributes, as the job's setattr would
                 module_type.__setattr__(self, key, value)
 
     # Submodules of an allowed package that the job never gets: numpy.ctypeslib hands out
@@ -563,11 +563,11 @@ def _codeq_prepare(policy):
                 if not isinstance(args, tuple) or len(args) != 2:
                     raise TypeError("codeq guard: getattr in a reduce value takes two arguments")
                 check_attr(args[1])
-            elif type(func) is builtin_function and \
-                    job_builtins.get(getattr(func, "__name__", None)) is not func and \
-                    vars(_builtins).get(getattr(func, "__name__", None)) is func:
-                raise PermissionError(f"codeq guard: {func.__name__} in a reduce value is not "
-                                      f"allowed by policy {policy['name']}")
+            elif type(func) is builtin_function:
+                name = func.__name__
+                if vars(_builtins).get(name) is func and job_builtins.get(name) is not func:
+                    raise PermissionError(f"codeq guard: {name} in a reduce value is not "
+                                          f"allowed by policy {policy['name']}")
             return real_reconstruct(x, memo, func, args, *rest, **kwargs)
 
         copy._reconstruct = _reconstruct

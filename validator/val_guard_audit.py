@@ -221,11 +221,10 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
     attribute_verbs = {"object.__getattr__": "reading", "object.__setattr__": "writing",
                        "object.__delattr__": "deleting"}
 
-    def attribute_allowed(event, args, frame):
-        if not denied_name(args[1]):
-            return True
+    def attribute_allowed(event, target, frame):
+        """For a denied name (audit() asks only then, before it takes the frame)."""
         if event != "object.__getattr__":
-            return frame is not None and library_writer(frame, args[0])
+            return frame is not None and library_writer(frame, target)
         # Reads: the guard's own frames read the frames and code this hook inspects (each such
         # read is an event too: judging it by its f_code would recurse); library code reads
         # tracebacks' frames. The job has no reader by name that skips the getattr rules.
@@ -279,9 +278,9 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         if not module_allowed(module) or (module in restricted and
                                        parts[0] not in restricted[module]):
             return False
-        private = (module, name) not in reconstructors and \
-            any(p.startswith("_") for p in module.split(".") + parts)
-        if private and (module != ufunc_home or len(parts) > 1 or name.startswith("_")):
+        ufunc = module == ufunc_home and len(parts) == 1 and not name.startswith("_")
+        if (module, name) not in reconstructors and not ufunc and \
+                any(p.startswith("_") for p in module.split(".") + parts):
             return False
         if any(denied_name(p) or p in refused_names or p in denied_attrs.get(module, ())
                for p in parts):
@@ -296,7 +295,7 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
                 return False  # and not left to _pickle's own lookup, which could differ
             if isinstance(obj, module_type) or not exposed(obj):
                 return False  # the job gets proxies of modules, and checked getattr & co.
-        return not private or type(obj) is getattr(_sys.modules.get("numpy"), "ufunc", None)
+        return not ufunc or type(obj) is getattr(_sys.modules.get("numpy"), "ufunc", None)
 
     # Operations no allowed module performs on a job's behalf: refused whoever asks (os.system
     # reached through some function's globals, ...). The sandbox stops them too; this says so
@@ -332,8 +331,8 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         if event == "pickle.find_class" and not unpickle_allowed(*args[:2]):
             raise PermissionError(f"codeq guard: unpickling {shown(args[0])}.{shown(args[1])} "
                                   f"is not allowed by policy {policy['name']}")
-        if event in attribute_verbs and len(args) > 1 and \
-                not attribute_allowed(event, args, _sys._getframe(1)):
+        if event in attribute_verbs and len(args) > 1 and denied_name(args[1]) and \
+                not attribute_allowed(event, args[0], _sys._getframe(1)):
             raise PermissionError(f"codeq guard: {attribute_verbs[event]} attribute "
                                   f"{shown(args[1])} is not allowed by policy {policy['name']}")
         if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):
