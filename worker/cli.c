@@ -1,5 +1,6 @@
 /* Shared command-line plumbing, so every subcommand spells Kafka flags the same way. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,54 @@ int cli_zygote_start_opt(sbx_config *c, const char *arg)
         return -1;
     }
     c->zygote_start_ms = v;
+    return 0;
+}
+
+int cli_uid_opt(sbx_config *c, const char *flag, const char *arg)
+{
+    unsigned v;
+    if (cli_uint(flag, arg, &v) < 0) return -1;
+    bool count = !strcmp(flag, "uid-count");
+    if (count && v > 65536) {
+        fprintf(stderr, "codeq: --uid-count %u is above 65536\n", v);
+        return -1;
+    }
+    *(count ? &c->uid_count : &c->uid_base) = v;
+    return 0;
+}
+
+/* A range that overlaps the host's accounts is allowed (a container's passwd may list
+ * anything) but said: a job sharing a uid with a host process shares its RLIMIT_NPROC count. */
+static void uid_accounts(unsigned first, unsigned last, char *warn, size_t len)
+{
+    size_t n = 0;
+    warn[0] = '\0';
+    setpwent();
+    for (struct passwd *pw; (pw = getpwent());) {
+        if (pw->pw_uid < first || pw->pw_uid > last) continue;
+        int w = snprintf(warn + n, len - n, "%s%s (%u)", n ? ", " : "", pw->pw_name,
+                         (unsigned)pw->pw_uid);
+        if (w < 0 || (size_t)w >= len - n) break;
+        n += (size_t)w;
+    }
+    endpwent();
+}
+
+int cli_uid_range_check(const char *cmd, const sbx_config *c, unsigned slots, char *warn,
+                        size_t warnlen)
+{
+    unsigned long last = (unsigned long)c->uid_base + c->uid_count - 1;
+    if (last >= 0xFFFFFFFFul) { /* (uid_t)-1 means "unchanged" to setresuid */
+        fprintf(stderr, "codeq: %s: --uid-base %u --uid-count %u ends at %lu, past the last "
+                "uid 4294967294\n", cmd, c->uid_base, c->uid_count, last);
+        return -1;
+    }
+    if (c->uid_count < slots) {
+        fprintf(stderr, "codeq: %s: --uid-count %u is below --slots %u: each running job needs "
+                "a uid of its own\n", cmd, c->uid_count, slots);
+        return -1;
+    }
+    uid_accounts(c->uid_base, (unsigned)last, warn, warnlen);
     return 0;
 }
 

@@ -48,6 +48,18 @@ int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
 int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg);
 /* --zygote-start-ms N, at most 10 minutes: -1 with a message on bad input. */
 int cli_zygote_start_opt(sbx_config *c, const char *arg);
+/* --uid-base N / --uid-count N: the host uids jobs run as, uid_base .. uid_base + uid_count - 1
+ * (sbx_user.c); -1 with a message on bad input. */
+int cli_uid_opt(sbx_config *c, const char *flag, const char *arg);
+/* After all flags: the range must end below (uid_t)-1 and hold `slots` jobs at once. Names of
+ * accounts of the host's passwd inside the range go to warn (NUL-terminated, "" if none). */
+int cli_uid_range_check(const char *cmd, const sbx_config *c, unsigned slots, char *warn,
+                        size_t warnlen);
+#define CLI_UID_HELP                                                                        \
+    "      --uid-base N          first host uid (and gid) jobs run as (default 61000)\n"    \
+    "      --uid-count N         uids in the range, at most 65536 (1000); every codeq\n"    \
+    "                            process on a host agrees through /run/codeq, so workers\n" \
+    "                            that do not share it need ranges of their own\n"
 /* After all flags: defaults must lie within the maxima. */
 int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 

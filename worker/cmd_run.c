@@ -202,6 +202,7 @@ int cmd_run(int argc, char **argv)
         {"zygote-preload", required_argument, NULL, 'L'},
         {"zygote-start-ms", required_argument, NULL, 'Z'},
         {"input", required_argument, NULL, 'F'},
+        {"uid-base", required_argument, NULL, 'U'}, {"uid-count", required_argument, NULL, 'U'},
         {NULL, 0, NULL, 0},
     };
     wrk_config c;
@@ -246,6 +247,9 @@ int cmd_run(int argc, char **argv)
         case 'F':
             if (input_opt(files, optarg) < 0) goto out;
             break;
+        case 'U':
+            if (cli_uid_opt(&c.sandbox, longopts[idx].name, optarg) < 0) goto out;
+            break;
         case 'h': fputs(run_help, stdout); rc = 0; goto out;
         default: fputs(run_help, stderr); goto out;
         }
@@ -254,6 +258,11 @@ int cmd_run(int argc, char **argv)
         fputs(run_help, stderr);
         goto out;
     }
+    char accounts[256];
+    if (cli_uid_range_check("run", &c.sandbox, 1, accounts, sizeof accounts) < 0) goto out;
+    if (accounts[0])
+        fprintf(stderr, "codeq: run: job uids %u-%u include accounts of this host: %s\n",
+                c.sandbox.uid_base, c.sandbox.uid_base + c.sandbox.uid_count - 1, accounts);
     wrk_config_finish(&c);
     size_t len, inlen = 0;
     char *code = cli_read_file("run", argv[optind], WRK_JOB_MAX_CODE, &len), *in = NULL;

@@ -38,6 +38,7 @@ static const char worker_help[] =
     "                            different pid namespaces on one host need their own\n"
     "      --sandbox-profile P   full (default), or on purpose a weaker no-cgroup or\n"
     "                            no-seccomp; stated in every result and audit event\n"
+    CLI_UID_HELP
     "      --isolation M         zygote (default): forked from a warm interpreter, no\n"
     "                            execve (docs/zygote.md); exec: a fresh one per job\n"
     "      --zygote-preload L    zygote mode: modules (comma-separated) imported once\n"
@@ -77,7 +78,7 @@ static const char worker_help[] =
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
        OPT_MAX_ABORTS, OPT_HOST_FAULT, OPT_AUDIT_CODE, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG,
-       OPT_PRINT_CONFIG };
+       OPT_PRINT_CONFIG, OPT_UID_BASE, OPT_UID_COUNT };
 
 /* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
 typedef struct {
@@ -120,12 +121,13 @@ static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
 /* The effective configuration, each setting with where it came from; secrets masked. */
 static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
 {
-    char n[9][16];
-    const int num[9] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
+    char n[11][16];
+    const unsigned num[11] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
                         c->grace_ms, c->sandbox.zygote_start_ms ? (int)c->sandbox.zygote_start_ms
                                                                 : 10000,
-                        c->health_stall_ms, c->health_max_aborts, c->host_fault_ms};
-    for (int i = 0; i < 9; i++) snprintf(n[i], sizeof n[i], "%d", num[i]);
+                        c->health_stall_ms, c->health_max_aborts, c->host_fault_ms,
+                        c->sandbox.uid_base, c->sandbox.uid_count};
+    for (int i = 0; i < 11; i++) snprintf(n[i], sizeof n[i], "%u", num[i]);
     const struct { const char *name; char opt; const char *v; } rows[] = {
         {"brokers", 'b', c->kafka.brokers}, {"jobs-topic", 0, c->kafka.jobs_topic},
         {"results-topic", 0, c->kafka.results_topic}, {"audit-topic", 0, c->kafka.audit_topic},
@@ -138,6 +140,7 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
         {"python", 0, c->sandbox.python}, {"work-root", 0, c->sandbox.work_root},
         {"cgroup-parent", 0, c->sandbox.cgroup_parent},
         {"sandbox-profile", 0, c->sandbox.profile ? c->sandbox.profile : "full"},
+        {"uid-base", 0, n[9]}, {"uid-count", 0, n[10]},
         {"isolation", 0, c->sandbox.isolation},
         {"zygote-preload", 0, c->sandbox.zygote_preload ? c->sandbox.zygote_preload
                                                         : "(the policy's modules)"},
@@ -283,6 +286,8 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"work-root", required_argument, NULL, 'r'},
         {"cgroup-parent", required_argument, NULL, 'C'},
         {"sandbox-profile", required_argument, NULL, 'S'},
+        {"uid-base", required_argument, NULL, OPT_UID_BASE},
+        {"uid-count", required_argument, NULL, OPT_UID_COUNT},
         {"isolation", required_argument, NULL, 'I'},
         {"zygote-preload", required_argument, NULL, 'L'},
         {"zygote-start-ms", required_argument, NULL, 'Z'},
@@ -351,6 +356,12 @@ static int worker_main(int argc, char **argv, val_policy **policy)
             break;
         case 'r': c.sandbox.work_root = optarg; break;
         case 'C': c.sandbox.cgroup_parent = optarg; break;
+        case OPT_UID_BASE:
+        case OPT_UID_COUNT:
+            if (cli_uid_opt(&c.sandbox, opt == OPT_UID_BASE ? "uid-base" : "uid-count",
+                            optarg) < 0)
+                goto bad;
+            break;
         case 'I':
             if (cli_isolation_opt(&c.sandbox, "worker", optarg) < 0) goto bad;
             break;
@@ -377,6 +388,10 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         return 2;
     }
     if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0) return 2;
+    char accounts[256];
+    if (cli_uid_range_check("worker", &c.sandbox, (unsigned)c.slots, accounts,
+                            sizeof accounts) < 0)
+        return 2;
     if (check_worker_id(s.worker_id ? s.worker_id : c.instance_id,
                         s.worker_id ? "worker-id" : "instance-id", &a) < 0)
         return 2;
@@ -384,6 +399,11 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         print_config(&c, &a, &s);
         return 0;
     }
+    if (accounts[0])
+        wrk_logx(WRK_LOG_WARN, "uid_range", NULL,
+                 "codeq: worker: job uids %u-%u include accounts of this host: %s; their "
+                 "processes and the jobs share one RLIMIT_NPROC count", c.sandbox.uid_base,
+                 c.sandbox.uid_base + c.sandbox.uid_count - 1, accounts);
     snprintf(wid, sizeof wid, "%s-%d", c.instance_id, (int)getpid());
     c.worker_id = s.worker_id ? s.worker_id : wid;
     /* Before the first call to Kafka (fit_limits asks the broker): as pid 1 of a container,

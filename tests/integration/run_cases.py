@@ -199,4 +199,31 @@ with tempfile.TemporaryDirectory() as tmp:
         F.check(p.returncode == 2 and f"/dev/zero: larger than {what} bytes" in p.stderr,
                 f"{' '.join(args[:2])} of /dev/zero: rc {p.returncode} {p.stderr[-200:]!r}")
 
+# The job uid range (--uid-base/--uid-count, docs/security-model.md): a one-uid range puts the
+# job on exactly that uid and gid; a range that cannot hold a job, or runs past the last uid,
+# is refused before anything runs.
+with tempfile.TemporaryDirectory() as tmp:
+    prog = os.path.join(tmp, "uid.py")
+    with open(prog, "w") as f:
+        f.write("import os\nprint(os.getuid(), os.getgid(), os.getresuid(), os.getgroups())\n")
+    pol = ["--policy", str(SRC / "tests" / "abuse" / "_policy.json")]
+    if ISOLATION == "zygote":
+        pol += ["--zygote-preload", "os"]
+    for base in (62500, 61000 + 999):
+        p = run(["run", "--json", *SCALED, *pol, "--uid-base", str(base), "--uid-count", "1", prog],
+                timeout=120)
+        try:
+            out = json.loads(p.stdout)["stdout"]
+        except (ValueError, KeyError):
+            out = f"no result: {p.stdout[:200]!r} {p.stderr[-300:]!r}"
+        F.check(out == f"{base} {base} ({base}, {base}, {base}) []\n",
+                f"--uid-base {base} --uid-count 1: the job printed {out!r}")
+    for args, words in ((["--uid-count", "0"], "expects a positive integer"),
+                        (["--uid-count", "65537"], "is above 65536"),
+                        (["--uid-base", "0"], "expects a positive integer"),
+                        (["--uid-base", "4294967290", "--uid-count", "6"], "past the last uid")):
+        p = run(["run", *args, str(CASES / "ok_hello.py")], timeout=60)
+        F.check(p.returncode == 2 and words in p.stderr and not p.stdout,
+                f"run {' '.join(args)}: rc {p.returncode} {p.stderr[-200:]!r}")
+
 F.finish("run_cases")

@@ -137,4 +137,15 @@ p = worker("--print-config", env={"CODEQ_TEST_SOMETHING": "x", "CODEQ_UNRELATED"
 F.check(p.returncode == 0, f"other CODEQ_ variables are ignored: {p.stderr!r}")
 p = worker("--slots", "abc", "--print-config")
 F.check(p.returncode == 2 and "positive integer" in p.stderr, "a bad flag is still refused")
+# The job uid range: a setting like any other, refused when it cannot hold the slots' jobs.
+s = settings(worker("--uid-count", "4", "--slots", "3", "--print-config",
+                    env={"CODEQ_UID_BASE": "70000"}))
+F.check(s.get("uid-base") == ("70000", "CODEQ_UID_BASE") and
+        s.get("uid-count") == ("4", "command line"), f"uid range: {s.get('uid-base')} {s.get('uid-count')}")
+p = worker("--uid-count", "2", "--slots", "3", "--print-config")
+F.check(p.returncode == 2 and "--uid-count 2 is below --slots 3" in p.stderr,
+        f"a uid range smaller than the slots: {p.returncode} {p.stderr!r}")
+p = worker("--uid-base", "4294967000", "--print-config")
+F.check(p.returncode == 2 and "past the last uid" in p.stderr,
+        f"a uid range past the last uid: {p.returncode} {p.stderr!r}")
 F.finish("worker_config")
