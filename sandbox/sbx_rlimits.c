@@ -15,15 +15,21 @@
  * - RLIMIT_CORE 1, not 0: a crash must reach neither a core file nor the host's core_pattern
  *   pipe helper (systemd-coredump, apport), which gets the dump whatever the limit except
  *   exactly 1 (fs/coredump.c: the value the kernel reserves to stop recursive dumps; a file
- *   dump also needs at least a page). Dumpability is no bound: the job can set it itself, and
- *   with fs.suid_dumpable=2 even non-dumpable processes dump. The seccomp filter keeps the
- *   job from lowering it to 0 (sbx_seccomp.c); tests/cgroup2/coredump.sh proves it.
+ *   dump also needs at least a page). The seccomp filter keeps the job from lowering it to 0
+ *   (sbx_seccomp.c); tests/cgroup2/coredump.sh proves it, also with fs.suid_dumpable=2.
+ * - A core_pattern socket (`@/path`, Linux 6.16) takes the dump whatever the limit, from any
+ *   dumpable process. A zygote job is never dumpable (sbx_user.c, sbx_seccomp.c), but execve
+ *   makes a process dumpable again whatever it was, so an exec-mode job is refused while the
+ *   host's core_pattern is a socket (checked per job: the pattern can change at any time).
  * Hard limits equal soft ones (except CPU); the job, without capabilities, cannot raise them.
  */
 #include "sbx_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static int sbx_rlimit(sbx_proc *p, int res, const char *name, rlim_t soft, rlim_t hard)
 {
@@ -50,7 +56,31 @@ static int sbx_rlimits_enter_main(sbx_proc *p)
     return 0;
 }
 
+const char *sbx_core_pattern_path = "/proc/sys/kernel/core_pattern";
+
+/* A pattern that cannot be read (a runtime that masks /proc/sys) is not refused: whether a
+ * host's handler exists is then the runtime's business, as for every other pattern. */
+static int sbx_rlimits_prepare(sbx_proc *p)
+{
+    if (p->inproc)
+        return 0;
+    char pat[256] = "";
+    int fd = open(sbx_core_pattern_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, pat, sizeof pat - 1);
+    close(fd);
+    if (n <= 0 || pat[0] != '@')
+        return 0;
+    pat[strcspn(pat, "\n")] = '\0';
+    return sbx_fail(p, 0, "kernel.core_pattern is a socket (%s): it would take a crashing job's "
+                    "whole memory whatever its limits, and exec mode cannot keep a job "
+                    "non-dumpable past its execve; use zygote mode, or a pipe or file pattern",
+                    pat);
+}
+
 const sbx_layer sbx_layer_rlimits = {
     .name = "rlimits",
+    .prepare = sbx_rlimits_prepare,
     .enter_main = sbx_rlimits_enter_main,
 };

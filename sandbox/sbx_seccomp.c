@@ -211,14 +211,21 @@ static int sbx_sc_cache(scmp_filter_ctx c)
 
 /* RLIMIT_CORE is 1 (sbx_rlimits.c), the one value for which the kernel starts no core_pattern
  * pipe helper; a job lowering it to 0 would get the helper back, so setting RLIMIT_CORE is
- * answered 0 and does nothing (programs that "disable core dumps" keep working). */
+ * answered 0 and does nothing (programs that "disable core dumps" keep working). A
+ * core_pattern socket (`@/path`, Linux 6.16) checks no limit at all, only that the process is
+ * dumpable: the job's main process makes itself non-dumpable (sbx_user.c), and making itself
+ * dumpable again, prctl(PR_SET_DUMPABLE, non-zero), gets EPERM. */
 static int sbx_sc_core(scmp_filter_ctx c)
 {
     const sbx_sc_val core = {RLIMIT_CORE, SCMP_ACT_ERRNO(0)};
     const struct scmp_arg_cmp set_new[2] = {sbx_sc_low32(1, RLIMIT_CORE), SCMP_CMP(2, SCMP_CMP_NE, 0)};
+    const struct scmp_arg_cmp dumpable[2] = {sbx_sc_low32(0, PR_SET_DUMPABLE),
+                                             SCMP_CMP(1, SCMP_CMP_NE, 0)};
     int rc = sbx_sc_values(c, SCMP_SYS(setrlimit), 0, &core, 1);
     if (rc == 0) /* prlimit64(pid, resource, new, old): reading (new == NULL) stays allowed */
         rc = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(0), SCMP_SYS(prlimit64), 2, set_new);
+    if (rc == 0)
+        rc = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 2, dumpable);
     return rc;
 }
 
@@ -422,7 +429,7 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
         const char *what;
     } rules[] = {{sbx_sc_ioctl, "ioctl rules"},   {sbx_sc_clone, "clone rules"},
                  {sbx_sc_sockets, "socket rules"}, {sbx_sc_signals, "SIGSYS rules"},
-                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "RLIMIT_CORE rules"},
+                 {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "core dump rules"},
                  {sbx_sc_shared_inodes, "lock rules"}, {sbx_sc_own_code, "memfd/prctl rules"}};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < SBX_SC_N(rules); i++)

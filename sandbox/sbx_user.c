@@ -115,6 +115,11 @@ static int sbx_user_enter_main(sbx_proc *p)
         return sbx_child_fail(p, errno, "prctl(PR_CAP_AMBIENT_CLEAR_ALL)", NULL);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return sbx_child_fail(p, errno, "prctl(PR_SET_NO_NEW_PRIVS)", NULL);
+    /* The uid change left the process as dumpable as fs.suid_dumpable says (2 on hosts with
+     * apport: dumped as root). Not at all: a core_pattern socket checks nothing else
+     * (sbx_seccomp.c keeps it so; exec mode's execve makes it dumpable again, sbx_rlimits.c). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return sbx_child_fail(p, errno, "prctl(PR_SET_DUMPABLE, 0)", NULL);
     /* Belt and braces: a uid that could come back would undo all of the above. */
     if (syscall(SYS_setresuid, 0, 0, 0) == 0)
         return sbx_child_fail(p, 0, "uid 0 could be regained after the drop", NULL);

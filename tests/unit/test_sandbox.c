@@ -868,6 +868,47 @@ static void test_fd_count_stable(void **state)
     assert_int_equal(count_fds(), before);
 }
 
+/* A core_pattern socket (Linux 6.16) takes a dumpable process's core whatever RLIMIT_CORE says,
+ * and an exec-mode job is dumpable after its execve: while the pattern is one, such a job is
+ * refused before anything of it runs. Any other pattern, or none readable, runs it. The host's
+ * own pattern is never changed: the sandbox reads a file of this test instead. */
+static void test_core_pattern_socket(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/codeq-core-pattern-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *saved = sbx_core_pattern_path;
+    sbx_core_pattern_path = path;
+    const struct { const char *pattern; sbx_status want; } cases[] = {
+        {"@/run/systemd/coredump\n", SBX_INTERNAL}, {"@@/run/coredump.socket\n", SBX_INTERNAL},
+        {"core\n", SBX_OK}, {"|/usr/lib/systemd/systemd-coredump %P %u\n", SBX_OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(ftruncate(fd, 0), 0);
+        assert_int_equal(pwrite(fd, cases[i].pattern, strlen(cases[i].pattern), 0),
+                         (ssize_t)strlen(cases[i].pattern));
+        sbx_result r;
+        run_code("print('ran')\n", &r);
+        expect_status(&r, cases[i].want);
+        if (cases[i].want == SBX_INTERNAL) {
+            assert_non_null(strstr(r.message, "kernel.core_pattern is a socket"));
+            assert_string_equal(r.out.data ? r.out.data : "", "");
+        } else {
+            assert_string_equal(r.out.data, "ran\n");
+        }
+        sbx_result_free(&r);
+    }
+    close(fd);
+    unlink(path);
+    sbx_core_pattern_path = "/nonexistent/core_pattern";
+    sbx_result r;
+    run_code("print('ran')\n", &r);
+    expect_status(&r, SBX_OK);
+    sbx_result_free(&r);
+    sbx_core_pattern_path = saved;
+}
+
 static void test_internal_errors(void **state)
 {
     (void)state;
@@ -993,6 +1034,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kill),
         cmocka_unit_test(test_killer_out_of_jobs_reach),
         cmocka_unit_test(test_fd_count_stable),
+        cmocka_unit_test(test_core_pattern_socket),
         cmocka_unit_test(test_internal_errors),
     };
     int failed = cmocka_run_group_tests_name("test_sandbox", tests, NULL, NULL);
