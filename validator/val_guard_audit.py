@@ -210,6 +210,27 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         return frame.f_globals is own_globals and code.co_name == "proxy" and \
             local.get("p") is target
 
+    # numpy functions that look names up in their caller's namespace (np.bmat("a b"),
+    # np.r_["a, b"], np.who()). Called by library code (np.vectorize running the function it
+    # was given, string.Template looking a name up), that namespace is a module's real
+    # globals and locals (sys, builtins), and the names are the job's: the objects found went
+    # on to a job object (bypasses 133, 134). Only main.py's own code may call them so; told
+    # by the code objects, which the job cannot forge.
+    frame_readers = (("numpy.matrixlib.defmatrix", "bmat"),
+                     ("numpy.lib.index_tricks", "AxisConcatenator.__getitem__"),
+                     ("numpy.lib.utils", "who"))
+
+    def frame_read_allowed(frame):
+        """frame: what sys._getframe returns (the readers ask for their own). Its globals are
+        looked at first: reading f_code is an audit event of its own, and so is the hook's
+        own sys._getframe."""
+        homes = (_sys.modules.get(m) for m, _ in frame_readers)
+        if not any(h is not None and frame.f_globals is vars(h) for h in homes) or \
+                not any(library_code(frame.f_code, m, q) for m, q in frame_readers):
+            return True
+        caller = frame.f_back
+        return caller is not None and caller.f_code.co_filename == _JOB_FILE  # noqa: F821
+
     # What CPython audits of attribute access is what leads to code or rebinds it: reading a
     # function's __code__/__defaults__/__kwdefaults__, a frame's f_code, tb_frame, gi_/cr_/ag_
     # frame and code; writing __class__, __code__, __defaults__, __kwdefaults__; deleting the
@@ -335,6 +356,10 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
                 not attribute_allowed(event, args[0], _sys._getframe(1)):
             raise PermissionError(f"codeq guard: {attribute_verbs[event]} attribute "
                                   f"{shown(args[1])} is not allowed by policy {policy['name']}")
+        if event == "sys._getframe" and not frame_read_allowed(args[0]):
+            raise PermissionError("codeq guard: numpy's lookup of names in its caller's frame "
+                                  "is allowed only when the job's own code calls it, by "
+                                  f"policy {policy['name']}")
         if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")
