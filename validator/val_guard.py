@@ -385,6 +385,11 @@ def _codeq_prepare(policy):
                 check_attr(name)
         return names
 
+    def plain_namespace(d):
+        """A plain dict that is no loaded module's namespace (a class's is a mappingproxy)."""
+        return type(d) is dict and not any(d is vars(m) for m in list(_sys.modules.values())
+                                           if isinstance(m, module_type))
+
     def harden_functools(functools):
         real_update = functools.update_wrapper
         defaults = frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES)
@@ -395,9 +400,21 @@ def _codeq_prepare(policy):
             # The default updated=("__dict__",) copies wrapped.__dict__ into the wrapper's:
             # a function's attributes, but a class's __dict__ holds its raw descriptors
             # (type(f).__dict__["__globals__"]), like vars(), which the static rules refuse.
+            # Judged by what __dict__ gives, read once, not by the type of wrapped: an alias
+            # (types.GenericAlias, a bound method made of `type`) forwards the read to its
+            # origin, a class or a module (bypasses 136, 137).
             ok = no_dict if issubclass(type(wrapped), (type, module_type)) else defaults
-            return real_update(wrapper, wrapped, checked_names(assigned, ok),
-                               checked_names(updated, ok))
+            updated = checked_names(updated, ok)
+            wrapper = real_update(wrapper, wrapped, checked_names(assigned, ok),
+                                  tuple(n for n in updated if n != "__dict__"))
+            if "__dict__" in updated:
+                attrs = getattr(wrapped, "__dict__", {})
+                if not plain_namespace(attrs):
+                    raise PermissionError("codeq guard: copying a class's or a module's "
+                                          f"__dict__ is not allowed by policy {policy['name']}")
+                getattr(wrapper, "__dict__").update(attrs)
+                wrapper.__wrapped__ = wrapped  # as the library leaves it: after the copy
+            return wrapper
 
         update_wrapper.__doc__ = real_update.__doc__
         functools.update_wrapper = update_wrapper  # wraps() finds it as a global
@@ -425,9 +442,7 @@ def _codeq_prepare(policy):
             except AttributeError:
                 raise TypeError(f"No '__dict__' attribute on {type(instance).__name__!r} "
                                 f"instance to cache {name!r} property.") from None
-            if type(cache) is not dict or isinstance(instance, (type, module_type)) or any(
-                    cache is vars(m) for m in list(_sys.modules.values())
-                    if isinstance(m, module_type)):
+            if isinstance(instance, (type, module_type)) or not plain_namespace(cache):
                 raise PermissionError("codeq guard: functools.cached_property on a class or a "
                                       f"module is not allowed by policy {policy['name']}")
             val = cache.get(name, missing)

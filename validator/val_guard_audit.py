@@ -247,11 +247,25 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         if event != "object.__getattr__":
             return frame is not None and library_writer(frame, target)
         # Reads: the guard's own frames read the frames and code this hook inspects (each such
-        # read is an event too: judging it by its f_code would recurse); library code reads
-        # tracebacks' frames. The job has no reader by name that skips the getattr rules.
+        # read is an event too: judging it by its f_code would recurse). Else only the library
+        # code whose purpose is to read them (a signature, a traceback, a log record's
+        # caller), told by its file: whichever frame raised the event may be running a
+        # C-only chain the job handed over, or forwarding a name the job chose (typing's
+        # aliases pass any non-dunder name to getattr: gi_frame, bypass 135), and one frame
+        # leads to every namespace through f_back and f_globals, which are not audited.
         if frame is None or frame.f_globals is own_globals:
             return True
-        return not job_code(frame.f_code)
+        return frame_reader(frame.f_code)
+
+    reader_modules = ("inspect", "traceback", "logging", "asyncio.coroutines",
+                      "asyncio.format_helpers", "asyncio.base_tasks")
+
+    def frame_reader(code):
+        for name in reader_modules:
+            mod = _sys.modules.get(name)
+            if mod is not None and code.co_filename == getattr(mod, "__file__", None):
+                return True
+        return False
 
     # A pickle (numpy.load(allow_pickle=True) under data) names its globals as module.name
     # strings, and _pickle resolves them with the real import and getattr: it may hand out only

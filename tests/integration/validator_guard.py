@@ -315,4 +315,18 @@ if r:
         "a               1 x 2" in out and out.endswith("refused True\n"),
         f"numpy_caller_names: {r['status']} {out!r} {r.get('stderr', '')[-400:]!r}")
 
+# functools.wraps still copies a function's attributes and leaves __wrapped__ as the library
+# does (the corpus's 136-137 are aliases whose __dict__ is a class's, refused); dataclasses'
+# signatures (inspect reads __code__ on purpose) and typing's aliases still work.
+r, rc = codeq_run("strict", "wraps_and_aliases", (
+    "import functools, dataclasses, typing\n"
+    "def deco(f):\n    @functools.wraps(f)\n    def w(*a):\n        return f(*a)\n    return w\n"
+    "def base(x):\n    return x + 1\nbase.tag = 'kept'\nonce = deco(base)\ntwice = deco(once)\n"
+    "@dataclasses.dataclass\nclass P:\n    x: int = 2\n"
+    "print(twice(1), twice.tag, twice.__wrapped__ is once, once.__wrapped__ is base,\n"
+    "      twice.__name__, P.__doc__, typing.List[int])\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "2 kept True True base P(x: int = 2) typing.List[int]\n",
+            f"wraps_and_aliases: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
 F.finish("validator_guard")
