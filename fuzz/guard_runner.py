@@ -99,7 +99,7 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
     nor remove the hook (CPython offers no way to list or remove audit hooks)."""
     getframe, write, abort, addhook = sys._getframe, os.write, os.abort, sys.addaudithook
     # A frame's code read through inspect: f_code is an audited read, which the guard allows
-    # library code only where its purpose is to read frames (val_guard_audit.py, reader_modules).
+    # library code only where its purpose is to read frames (val_guard_audit.py, frame_readers).
     getfile = inspect.getfile
     lstat, readlink = os.lstat, os.readlink
     _type, _issubclass, _repr, _len, _range = type, issubclass, repr, len, range

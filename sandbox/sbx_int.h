@@ -378,9 +378,10 @@ int sbx_net_join(sbx_proc *p);
  * decision sbx_spawn (clone flags) and sbx_net_join must agree on. */
 bool sbx_net_turns(const sbx_proc *p);
 
-/* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 /* sbx_rlimits.c: where the host's core_pattern is read (a test points it at a file of its own). */
 extern const char *sbx_core_pattern_path;
+
+/* sbx_env.c: the job's environment, in both modes (the zygote is spawned with it). */
 extern char *const sbx_job_envp[];
 extern char *const sbx_zygote_envp[]; /* the job's, with SBX_ZYGOTE_BIND_NOW set */
 #define SBX_ZYGOTE_BIND_NOW "LD_BIND_NOW"

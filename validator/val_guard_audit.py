@@ -149,13 +149,16 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         return ns is None or ns is job["main"].__dict__ or not any(
             ns is vars(m) for m in list(_sys.modules.values()) if isinstance(m, type(_sys)))
 
+    def module_code(code, modname):
+        """code is of the loaded module modname, told by its file."""
+        mod = _sys.modules.get(modname)
+        return mod is not None and code.co_filename == getattr(mod, "__file__", None)
+
     def library_code(code, modname, qualname):
         """code is modname's function qualname, told by its file and name, which the job cannot
         forge (it makes no code objects); not by the class or module attribute, which it can
         rebind (type.__setattr__(typing.NamedTupleMeta, '__n' + 'ew__', its own function))."""
-        mod = _sys.modules.get(modname)
-        return mod is not None and code.co_qualname == qualname and \
-            code.co_filename == getattr(mod, "__file__", None)
+        return code.co_qualname == qualname and module_code(code, modname)
 
     def library_file(path):
         """A file of the standard library (or another sys.path entry), not the job's."""
@@ -216,20 +219,22 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
     # globals and locals (sys, builtins), and the names are the job's: the objects found went
     # on to a job object (bypasses 133, 134). Only main.py's own code may call them so; told
     # by the code objects, which the job cannot forge.
-    frame_readers = (("numpy.matrixlib.defmatrix", "bmat"),
-                     ("numpy.lib.index_tricks", "AxisConcatenator.__getitem__"),
-                     ("numpy.lib.utils", "who"))
+    caller_lookups = (("numpy.matrixlib.defmatrix", "bmat"),
+                      ("numpy.lib.index_tricks", "AxisConcatenator.__getitem__"),
+                      ("numpy.lib.utils", "who"))
 
-    def frame_read_allowed(frame):
-        """frame: what sys._getframe returns (the readers ask for their own). Its globals are
-        looked at first: reading f_code is an audit event of its own, and so is the hook's
+    def caller_lookup_allowed(frame):
+        """frame: what sys._getframe returns (these functions ask for their own). Its globals
+        are looked at first: reading f_code is an audit event of its own, and so is the hook's
         own sys._getframe."""
-        homes = (_sys.modules.get(m) for m, _ in frame_readers)
-        if not any(h is not None and frame.f_globals is vars(h) for h in homes) or \
-                not any(library_code(frame.f_code, m, q) for m, q in frame_readers):
-            return True
-        caller = frame.f_back
-        return caller is not None and caller.f_code.co_filename == _JOB_FILE  # noqa: F821
+        for modname, qualname in caller_lookups:
+            mod = _sys.modules.get(modname)
+            if mod is not None and frame.f_globals is vars(mod) and \
+                    library_code(frame.f_code, modname, qualname):
+                caller = frame.f_back
+                return caller is not None and \
+                    caller.f_code.co_filename == _JOB_FILE  # noqa: F821
+        return True
 
     # What CPython audits of attribute access is what leads to code or rebinds it: reading a
     # function's __code__/__defaults__/__kwdefaults__, a frame's f_code, tb_frame, gi_/cr_/ag_
@@ -241,6 +246,10 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
     # handed over, and import-time code may read objects the job changed (bypass 126).
     attribute_verbs = {"object.__getattr__": "reading", "object.__setattr__": "writing",
                        "object.__delattr__": "deleting"}
+
+    # The library code whose purpose is to read frames and code (attribute_allowed).
+    frame_readers = ("inspect", "traceback", "logging", "asyncio.coroutines",
+                     "asyncio.format_helpers", "asyncio.base_tasks")
 
     def attribute_allowed(event, target, frame):
         """For a denied name (audit() asks only then, before it takes the frame)."""
@@ -255,17 +264,7 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
         # leads to every namespace through f_back and f_globals, which are not audited.
         if frame is None or frame.f_globals is own_globals:
             return True
-        return frame_reader(frame.f_code)
-
-    reader_modules = ("inspect", "traceback", "logging", "asyncio.coroutines",
-                      "asyncio.format_helpers", "asyncio.base_tasks")
-
-    def frame_reader(code):
-        for name in reader_modules:
-            mod = _sys.modules.get(name)
-            if mod is not None and code.co_filename == getattr(mod, "__file__", None):
-                return True
-        return False
+        return any(module_code(frame.f_code, name) for name in frame_readers)
 
     # A pickle (numpy.load(allow_pickle=True) under data) names its globals as module.name
     # strings, and _pickle resolves them with the real import and getattr: it may hand out only
@@ -370,7 +369,7 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
                 not attribute_allowed(event, args[0], _sys._getframe(1)):
             raise PermissionError(f"codeq guard: {attribute_verbs[event]} attribute "
                                   f"{shown(args[1])} is not allowed by policy {policy['name']}")
-        if event == "sys._getframe" and not frame_read_allowed(args[0]):
+        if event == "sys._getframe" and not caller_lookup_allowed(args[0]):
             raise PermissionError("codeq guard: numpy's lookup of names in its caller's frame "
                                   "is allowed only when the job's own code calls it, by "
                                   f"policy {policy['name']}")
