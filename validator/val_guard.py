@@ -393,27 +393,32 @@ def _codeq_prepare(policy):
     def harden_functools(functools):
         real_update = functools.update_wrapper
         defaults = frozenset(functools.WRAPPER_ASSIGNMENTS + functools.WRAPPER_UPDATES)
-        no_dict = defaults - {"__dict__"}
+        missing = object()
 
         def update_wrapper(wrapper, wrapped, assigned=functools.WRAPPER_ASSIGNMENTS,
                            updated=functools.WRAPPER_UPDATES):
-            # The default updated=("__dict__",) copies wrapped.__dict__ into the wrapper's:
-            # a function's attributes, but a class's __dict__ holds its raw descriptors
-            # (type(f).__dict__["__globals__"]), like vars(), which the static rules refuse.
-            # Judged by what __dict__ gives, read once, not by the type of wrapped: an alias
-            # (types.GenericAlias, a bound method made of `type`) forwards the read to its
-            # origin, a class or a module (bypasses 136, 137).
-            ok = no_dict if issubclass(type(wrapped), (type, module_type)) else defaults
-            updated = checked_names(updated, ok)
-            wrapper = real_update(wrapper, wrapped, checked_names(assigned, ok),
-                                  tuple(n for n in updated if n != "__dict__"))
-            if "__dict__" in updated:
-                attrs = getattr(wrapped, "__dict__", {})
-                if not plain_namespace(attrs):
+            # The library's steps, with wrapped.__dict__ read once and judged by what it is,
+            # whichever list names it: updated=("__dict__",) copies it into the wrapper's,
+            # assigned=("__dict__",) hands it to the wrapper's __setattr__ (a job method). A
+            # function's attributes pass; a class's __dict__ holds its raw descriptors
+            # (type(f).__dict__["__globals__"]), like vars(), which the static rules refuse. Not
+            # judged by the type of wrapped: an alias (types.GenericAlias, a bound method made
+            # of `type`) forwards the read to its origin, a class or a module (bypasses 136-138).
+            assigned, updated = checked_names(assigned, defaults), checked_names(updated, defaults)
+            attrs = missing
+            if "__dict__" in assigned or "__dict__" in updated:
+                attrs = getattr(wrapped, "__dict__", missing)
+                if attrs is not missing and not plain_namespace(attrs):
                     raise PermissionError("codeq guard: copying a class's or a module's "
                                           f"__dict__ is not allowed by policy {policy['name']}")
-                getattr(wrapper, "__dict__").update(attrs)
-                wrapper.__wrapped__ = wrapped  # as the library leaves it: after the copy
+            for name in assigned:
+                value = attrs if name == "__dict__" else getattr(wrapped, name, missing)
+                if value is not missing:
+                    setattr(wrapper, name, value)
+            for name in updated:
+                value = attrs if name == "__dict__" else getattr(wrapped, name, missing)
+                getattr(wrapper, name).update({} if value is missing else value)
+            wrapper.__wrapped__ = wrapped
             return wrapper
 
         update_wrapper.__doc__ = real_update.__doc__
@@ -427,7 +432,6 @@ def _codeq_prepare(policy):
         # the same method reading the name and the mapping once: a checked name, a plain dict
         # that is no module's namespace.
         cached = functools.cached_property
-        missing = object()
 
         def cached_get(self, instance, owner=None):
             if instance is None:

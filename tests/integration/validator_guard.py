@@ -329,4 +329,21 @@ if r:
     F.check(r["status"] == "ok" and r["stdout"] == "2 kept True True base P(x: int = 2) typing.List[int]\n",
             f"wraps_and_aliases: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
+# update_wrapper with "__dict__" in `assigned` shares a function's attribute dict, as the
+# library does; a class's __dict__ is refused whichever list names it (the corpus's 136-138).
+r, rc = codeq_run("strict", "update_wrapper_assigned", (
+    "import functools\n"
+    "def base(x):\n    return x + 1\nbase.tag = 'kept'\n"
+    "def w(*a):\n    return base(*a)\n"
+    "functools.update_wrapper(w, base, assigned=('__di' + 'ct__', '__name__'), updated=())\n"
+    "base.later = 'shared'\n"
+    "print(w(1), w.tag, w.later, w.__name__, w.__wrapped__ is base)\n"
+    "class K:\n    'doc'\n"
+    "print(functools.wraps(K, updated=())(lambda: 0).__doc__)\n"
+    "try:\n    functools.wraps(K)(lambda: 0)\n"
+    "except PermissionError as e:\n    print('refused', 'codeq guard' in str(e))\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "2 kept shared base True\ndoc\nrefused True\n",
+            f"update_wrapper_assigned: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
 F.finish("validator_guard")
