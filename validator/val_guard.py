@@ -57,13 +57,36 @@ def _codeq_prepare(policy):
     late = {}  # module name -> {leaf: full name}: links for a proxy not built yet (link())
     forwarded = {}  # id(proxy) -> (real module, names allowed): see ForwardingModule
 
-    class ForwardingModule(module_type):
+    class GuardedModule(module_type):
+        """A proxy: its dunders are the guard's. CPython's IMPORT_FROM, when a name is not on
+        the module it got, takes sys.modules[module.__name__ + "." + name], the real module:
+        with `json.__name__ = "os"` that was posixpath, with `json.__getattr__` replaced by one
+        that raises, json.decoder (rtA 02, 08). So no dunder of a proxy is written or deleted
+        by the job, whatever it is (module's own setattr raises no audit event)."""
+
+        def __setattr__(self, key, value):
+            if type(key) is not str or key.startswith("__"):
+                raise AttributeError(f"codeq guard: module attribute {key!r} is read-only")
+            module_type.__setattr__(self, key, value)
+
+        def __delattr__(self, key):
+            if type(key) is not str or key.startswith("__"):
+                raise AttributeError(f"codeq guard: module attribute {key!r} is read-only")
+            module_type.__delattr__(self, key)
+
+    GuardedModule.__name__ = GuardedModule.__qualname__ = "module"
+
+    class ForwardingModule(GuardedModule):
         """The proxy of a module the policy restricts to a few attributes (sys): reads and
         writes of those go to the real module, so `sys.stdout = buf` redirects print() and
-        contextlib.redirect_stdout is seen by `sys.stdout.write`, as in a direct run."""
+        contextlib.redirect_stdout is seen by `sys.stdout.write`, as in a direct run. A name
+        is exact str before it is compared: a str subclass's __eq__ and __hash__ could match
+        an allowed name while the real getattr reads its own ("modules", rtA 06)."""
 
         def __getattr__(self, key):
             real, names = forwarded[id(self)]
+            if type(key) is not str:
+                raise TypeError("codeq guard: attribute names must be plain str")
             if key in names:
                 try:
                     return real_getattr(real, key)
@@ -73,18 +96,24 @@ def _codeq_prepare(policy):
 
         def __setattr__(self, key, value):
             real, names = forwarded[id(self)]
+            if type(key) is not str:
+                raise TypeError("codeq guard: attribute names must be plain str")
             if key in names:
                 real_setattr(real, key, value)
             else:
                 check_attr(key)  # the proxy's own attributes, as the job's setattr would
-                module_type.__setattr__(self, key, value)
+                GuardedModule.__setattr__(self, key, value)
 
     # Submodules of an allowed package that the job never gets: numpy.ctypeslib hands out
     # ctypes types, whose mro() leads to py_object and Union, i.e. any address made an object
     # with no audit event (bypass 123; 115 and 116 were the same through ndarray.ctypes);
     # numpy.compat is Python 2 shims over what the job may not have: npy_load_module runs a
     # library file as any module and returns the real module (128), pathlib's Path.
-    never = ("numpy.ctypeslib", "numpy.compat")
+    # numpy.distutils and numpy.f2py are build tools: exec_mod_from_location runs a library
+    # file as a new module and returns it (rtB 144); numpy.testing hands out the real
+    # warnings module (clear_and_catch_warnings()._module, unittest's assertWarns, rtB 142).
+    never = ("numpy.ctypeslib", "numpy.compat", "numpy.distutils", "numpy.f2py",
+             "numpy.testing")
 
     def module_allowed(name):
         return name.partition(".")[0] in allowed and \
@@ -143,7 +172,7 @@ def _codeq_prepare(policy):
         p = proxies.get(name)
         if p is not None:
             return p
-        p = module_type(name, mod.__doc__ if isinstance(mod.__doc__, str) else None)
+        p = GuardedModule(name, mod.__doc__ if isinstance(mod.__doc__, str) else None)
         proxies[name] = p
         only = restricted.get(name)
         deny = denied_attrs.get(name, ())
@@ -170,7 +199,7 @@ def _codeq_prepare(policy):
             module_type.__setattr__(p, key, value)
         if only is not None:
             forwarded[id(p)] = (mod, only.difference(deny))
-            p.__class__ = ForwardingModule
+            module_type.__setattr__(p, "__class__", ForwardingModule)
         deferred[name] = subs
         for key, full in late.pop(name, {}).items():
             module_type.__setattr__(p, key, proxy(_sys.modules[full]))
@@ -182,6 +211,8 @@ def _codeq_prepare(policy):
             # call `module.__getattr__(...)` itself, and must not be able to pass its own
             # deny list or submodule table.
             def lazy(key):
+                if type(key) is not str:
+                    raise TypeError("codeq guard: attribute names must be plain str")
                 if key in subs:
                     value = proxy(subs[key])
                     module_type.__setattr__(p, key, value)
@@ -208,13 +239,13 @@ def _codeq_prepare(policy):
                 if value is drop:
                     raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 return value
-            p.__getattr__ = lazy
+            module_type.__setattr__(p, "__getattr__", lazy)
         public = getattr(mod, "__all__", None)
         if isinstance(public, (list, tuple)):
             # Only what the proxy holds or defers: asking the real module's __getattr__ here
             # would import every lazily loaded submodule numpy lists in __all__.
-            p.__all__ = [n for n in public
-                         if isinstance(n, str) and (n in subs or n in vars(p))]
+            module_type.__setattr__(p, "__all__", [n for n in public if isinstance(n, str) and
+                                                   (n in subs or n in vars(p))])
         return p
 
     def link(name, extra=()):
@@ -241,29 +272,59 @@ def _codeq_prepare(policy):
                 elif leaf in vars(p) or deferred.get(key, {}).get(leaf) is not _sys.modules[full]:
                     module_type.__setattr__(p, leaf, proxy(_sys.modules[full]))
 
+    def private_part(name):
+        return any(part.startswith("_") for part in name.split(".")[1:])
+
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if isinstance(name, str) and type(name) is not str:
             raise TypeError("codeq guard: module names must be plain str")
         if level:
             raise ImportError("codeq guard: relative imports are not allowed (a job is the "
                               "single file main.py)")
-        if isinstance(name, str) and name.startswith("_") and not module_allowed(name):
+        if isinstance(name, str) and (name.startswith("_") and not module_allowed(name) or
+                                      module_allowed(name) and private_part(name)):
             # C code of allowed modules imports its private helpers through the caller's
-            # builtins, i.e. ours (datetime.strptime -> `import _strptime` from the job's frame).
-            # CPython's C import takes the module from sys.modules, not from our return value,
-            # so the helper is loaded for real and the job gets an empty stand-in.
+            # builtins, i.e. ours (datetime.strptime -> `import _strptime` from the job's frame,
+            # numpy's sum() -> numpy.core._methods). CPython's C import takes the module from
+            # sys.modules, not from our return value, so the helper is loaded for real and the
+            # job gets an empty stand-in, named as no module is (IMPORT_FROM's fallback). A
+            # private submodule is its package's inside, not its API: numpy.__config__'s
+            # get_info(name) returns its globals, os and sys (rtB 145).
             real_import(name, None, None, (), 0)
             harden()  # _strptime, say, imports re and so enum
-            return module_type(name, "codeq guard: not available to the job")
+            if not fromlist and "." in name:
+                return proxy(_sys.modules[name.partition(".")[0]])  # `import a._b` binds a
+            return module_type(f"{name} (codeq guard)", "codeq guard: not available to the job")
         if not isinstance(name, str) or not module_allowed(name):
             raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
                                       f"by policy {policy['name']}", name=str(name))
         real_import(name, None, None, fromlist, 0)
         harden()
+        parts = name.split(".")
+        if any(".".join(parts[:i]) not in _sys.modules for i in range(1, len(parts))):
+            # A package whose import failed halfway leaves children loaded without it
+            # (numpy.distutils.misc_util, rtB 144): none is served without its parent.
+            raise ImportError(f"codeq guard: {name!r} is loaded without its package")
         link(name, fromlist or ())
         if fromlist:
-            return proxy(_sys.modules[name])
+            return from_view(proxy(_sys.modules[name]), fromlist)
         return proxy(_sys.modules[name.partition(".")[0]])
+
+    def from_view(src, fromlist):
+        """`from M import a, b`: a module made for this one statement, holding what the proxy
+        gives for a and b. Its name is no prefix of a sys.modules key, so IMPORT_FROM's
+        fallback to sys.modules[M.__name__ + "." + name] finds nothing (rtA 02, 08)."""
+        if "*" in fromlist:
+            return src  # import * reads __all__ or the public names, with no fallback
+        view = module_type(f"{src.__name__} (codeq guard)")
+        for key in fromlist:
+            if type(key) is not str:
+                raise TypeError("codeq guard: module names must be plain str")
+            check_attr(key)
+            value = real_getattr(src, key, drop)
+            if value is not drop:
+                module_type.__setattr__(view, key, value)
+        return view
 
     def guarded_getattr(obj, name, *default):
         check_attr(name)
@@ -475,6 +536,52 @@ def _codeq_prepare(policy):
             getintp = vars(internal).get("_getintp_ctype")
             if hasattr(getintp, "cache"):
                 getintp.cache = None
+        if not module_allowed("ctypes"):
+            # numpy.random's BitGenerator.ctypes imports ctypes when asked and hands out its
+            # types (rtB 143): no library import of it succeeds in the job.
+            _sys.modules["ctypes"] = None
+
+        # numpy.ma's function classes (type(np.ma.all), type(np.ma.arange), ...) take a name
+        # and look it up on the real numpy module: a private name gave its _builtins (rtB 139),
+        # a missing one an AttributeError whose .obj is the real module (rtB 141). A name is
+        # read once, checked, and the library's code runs on a copy of the instance that
+        # holds it (a subclass could make __name__ a property answering twice).
+        core, extras = _sys.modules.get("numpy.ma.core"), _sys.modules.get("numpy.ma.extras")
+        if core is None or extras is None:
+            return
+
+        def public_function(name, *owners):
+            if type(name) is not str or name.startswith("_"):
+                raise TypeError(f"codeq guard: {name!r} is not a public numpy function")
+            check_attr(name)
+            for owner in owners:
+                value = real_getattr(owner, name, drop)
+                if value is not drop and not isinstance(value, module_type):
+                    return name
+            raise AttributeError(f"codeq guard: numpy has no function {name!r}")
+
+        def checked_call(cls, real_call, owners):
+            def __call__(self, *args, **params):
+                name = public_function(self.__name__, *owners)
+                fresh = object.__new__(cls)
+                for key, value in list(vars(self).items()):
+                    object.__setattr__(fresh, key, value)
+                object.__setattr__(fresh, "__name__", name)
+                return real_call(fresh, *args, **params)
+            return __call__
+
+        named = [(core._frommethod, (numpy, core.MaskedArray))]
+        named += [(cls, (numpy,)) for cls in vars(extras).values()
+                  if isinstance(cls, type) and issubclass(cls, extras._fromnxfunction)]
+        for cls, owners in named:
+            if "__call__" in vars(cls):
+                type.__setattr__(cls, "__call__", checked_call(cls, vars(cls)["__call__"], owners))
+        convert, real_init = core._convert2ma, core._convert2ma.__init__
+
+        def convert_init(self, funcname, *args, **kwargs):
+            real_init(self, public_function(funcname, numpy), *args, **kwargs)
+
+        type.__setattr__(convert, "__init__", convert_init)
 
     def harden_dataclasses(dc):
         field_type = dc.Field
@@ -574,22 +681,95 @@ def _codeq_prepare(policy):
         # (bypass 131: a class property and _name_ = '__glo' + 'bals__' gave a module's
         # globals). A reducer may call only what the job itself could: a builtin the job's
         # builtins hold as it is, or getattr by a name the getattr rules allow.
+        # Judged when the reducer is called, on the arguments it gets: deepcopy copies them
+        # first, and a memo the job's __deepcopy__ writes can swap a checked name for another
+        # (rtA 07). No argument may be a real module or a module's namespace: typing's aliases
+        # reduce to getitem(globals()[self._name], ...), and _name is the job's to set (the
+        # real builtins dict, rtB 146).
         real_reconstruct = copy._reconstruct
         builtin_function = type(len)
 
         def _reconstruct(x, memo, func, args, *rest, **kwargs):
-            if func is real_getattr:
-                if not isinstance(args, tuple) or len(args) != 2:
-                    raise TypeError("codeq guard: getattr in a reduce value takes two arguments")
-                check_attr(args[1])
-            elif type(func) is builtin_function:
+            if type(func) is builtin_function and func is not real_getattr:
                 name = func.__name__
                 if vars(_builtins).get(name) is func and job_builtins.get(name) is not func:
                     raise PermissionError(f"codeq guard: {name} in a reduce value is not "
                                           f"allowed by policy {policy['name']}")
-            return real_reconstruct(x, memo, func, args, *rest, **kwargs)
+
+            def checked_call(*given):
+                for arg in given:
+                    if (isinstance(arg, module_type) and not isinstance(arg, GuardedModule)) or \
+                            (type(arg) is dict and not plain_namespace(arg)):
+                        raise PermissionError("codeq guard: a module or its namespace in a "
+                                              f"reduce value is not allowed by policy "
+                                              f"{policy['name']}")
+                if func is real_getattr:
+                    if len(given) != 2:
+                        raise TypeError("codeq guard: getattr in a reduce value takes two "
+                                        "arguments")
+                    check_attr(given[1])
+                return func(*given)
+
+            return real_reconstruct(x, memo, checked_call, args, *rest, **kwargs)
 
         copy._reconstruct = _reconstruct
+
+    def harden_typing(typing):
+        # - An alias's __getattr__ relays a name to the real getattr on its origin unless the
+        #   name calls itself a dunder, by its own startswith/endswith: a str subclass said no
+        #   for "__globals__" (rtA 01; gi_frame was bypass 135). __setattr__ writes the origin
+        #   the same way. Names are exact str and pass the getattr rules.
+        # - ForwardRef._evaluate evals in the dicts it is given; eval puts the caller's
+        #   builtins, typing's real ones, into a globals dict that has none, the job's own dict
+        #   included, before any audit event (rtA 03): the job's builtins go there first.
+        # - get_type_hints (dropped from the proxy, still called by singledispatch.register)
+        #   follows __wrapped__ to the globals of any function (heapq's) and hands them to
+        #   each annotation's _evaluate, which the job can provide or rebind on ForwardRef
+        #   (rtA 04, 05): it evaluates in main.py's globals, given, so nothing is followed.
+        alias = typing._BaseGenericAlias
+        real_alias_get, real_alias_set = alias.__getattr__, alias.__setattr__
+        forward = typing.ForwardRef
+        real_evaluate, real_hints = forward._evaluate, typing.get_type_hints
+
+        def alias_getattr(self, attr):
+            if type(attr) is not str:
+                raise TypeError("codeq guard: attribute names must be plain str")
+            check_attr(attr)
+            return real_alias_get(self, attr)
+
+        def alias_setattr(self, attr, val):
+            if type(attr) is not str:
+                raise TypeError("codeq guard: attribute names must be plain str")
+            if not (attr.startswith("__") and attr.endswith("__")):
+                check_attr(attr)  # the library sets its own dunders on the alias itself
+            real_alias_set(self, attr, val)
+
+        def evaluate(self, globalns, localns, *rest, **kwargs):
+            if globalns is None and localns is None:
+                globalns = localns = {}
+            elif globalns is None:
+                globalns = localns
+            elif localns is None:
+                localns = globalns
+            if type(globalns) is not dict or not plain_namespace(globalns) and \
+                    globalns is not vars(job["main"]):
+                raise PermissionError("codeq guard: evaluating annotations in a module's "
+                                      f"namespace is not allowed by policy {policy['name']}")
+            globalns.setdefault("__builtins__", job_builtins)
+            return real_evaluate(self, globalns, localns, *rest, **kwargs)
+
+        def get_type_hints(obj, globalns=None, localns=None, include_extras=False):
+            if globalns is None:
+                globalns = vars(job["main"])  # so the library follows no __wrapped__ to one
+            return real_hints(obj, globalns, localns, include_extras)
+
+        for cls, name, value in ((alias, "__getattr__", alias_getattr),
+                                 (alias, "__setattr__", alias_setattr),
+                                 (forward, "_evaluate", evaluate)):
+            value.__doc__ = getattr(getattr(cls, name), "__doc__", None)
+            type.__setattr__(cls, name, value)
+        get_type_hints.__doc__ = real_hints.__doc__
+        typing.get_type_hints = get_type_hints
 
     def harden_contextlib(contextlib):
         # redirect_stdout/redirect_stderr read and set the real sys by the name in
@@ -618,7 +798,7 @@ def _codeq_prepare(policy):
 
     hardeners = {"functools": harden_functools, "dataclasses": harden_dataclasses,
                  "enum": harden_enum, "numpy": harden_numpy, "copy": harden_copy,
-                 "contextlib": harden_contextlib}
+                 "contextlib": harden_contextlib, "typing": harden_typing}
 
     def harden():
         """Patches each module of `hardeners` once it is loaded (cheap: four lookups)."""

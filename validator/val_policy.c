@@ -49,14 +49,18 @@ const char *const val_harmless_dunders[] = {
     "__suppress_context__", "__notes__", NULL,
 };
 
-/* Attributes of frames, tracebacks, generators, coroutines and code objects: each one leads
- * to globals, builtins or bytecode (bypasses 21-24, 32 in the reference list). */
+/* Attributes of frames, tracebacks, generators, coroutines, code objects and functions: each
+ * one leads to globals, builtins or bytecode (bypasses 21-24, 32 in the reference list). */
 const char *const val_introspection_names[] = {
     "f_back", "f_builtins", "f_code", "f_globals", "f_locals", "f_trace", "f_lasti",
     "tb_frame", "tb_next", "tb_lasti", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame",
     "cr_code", "cr_await", "cr_origin", "ag_frame", "ag_code", "ag_await", "co_code",
     "co_consts", "co_names", "co_varnames", "co_filename", "co_name", "co_lines",
-    "co_positions", NULL,
+    "co_positions",
+    /* Cython's functions spell the same internals without dunders (numpy's random module:
+     * ISeedSequence.generate_state.func_globals, rtB 140), as Python 2 did. */
+    "func_globals", "func_code", "func_closure", "func_defaults", "func_dict", "im_func",
+    "im_self", "cell_contents", NULL,
 };
 
 static int is_ident(const char *s, int dotted) {
