@@ -85,8 +85,7 @@ def _codeq_prepare(policy):
 
         def __getattr__(self, key):
             real, names = forwarded[id(self)]
-            if type(key) is not str:
-                raise TypeError("codeq guard: attribute names must be plain str")
+            plain_name(key)
             if key in names:
                 try:
                     return real_getattr(real, key)
@@ -96,8 +95,7 @@ def _codeq_prepare(policy):
 
         def __setattr__(self, key, value):
             real, names = forwarded[id(self)]
-            if type(key) is not str:
-                raise TypeError("codeq guard: attribute names must be plain str")
+            plain_name(key)
             if key in names:
                 real_setattr(real, key, value)
             else:
@@ -126,11 +124,16 @@ def _codeq_prepare(policy):
             return name not in harmless
         return name in introspection
 
-    def check_attr(name):
-        # A str subclass could answer startswith/endswith one way here and be read as another
-        # name by the real getattr: only exact str is judged (and CPython needs no other).
-        if isinstance(name, str) and type(name) is not str:
+    def plain_name(name):
+        """name, if it is exact str: a str subclass's startswith, __eq__ or __hash__ could judge
+        it as one name while the real getattr reads another (CPython needs no other)."""
+        if type(name) is not str:
             raise TypeError("codeq guard: attribute names must be plain str")
+        return name
+
+    def check_attr(name):
+        if isinstance(name, str):
+            plain_name(name)
         if denied_name(name):
             raise AttributeError(f"codeq guard: attribute {name!r} is not allowed by policy "
                                  f"{policy['name']}")
@@ -211,8 +214,7 @@ def _codeq_prepare(policy):
             # call `module.__getattr__(...)` itself, and must not be able to pass its own
             # deny list or submodule table.
             def lazy(key):
-                if type(key) is not str:
-                    raise TypeError("codeq guard: attribute names must be plain str")
+                plain_name(key)
                 if key in subs:
                     value = proxy(subs[key])
                     module_type.__setattr__(p, key, value)
@@ -440,8 +442,7 @@ def _codeq_prepare(policy):
         library default or passes the getattr rules."""
         names = tuple(names)
         for name in names:
-            if type(name) is not str:
-                raise TypeError("codeq guard: attribute names must be plain str")
+            plain_name(name)
             if name not in defaults:
                 check_attr(name)
         return names
@@ -560,7 +561,7 @@ def _codeq_prepare(policy):
                     return name
             raise AttributeError(f"codeq guard: numpy has no function {name!r}")
 
-        def checked_call(cls, real_call, owners):
+        def named_call(cls, real_call, owners):
             def __call__(self, *args, **params):
                 name = public_function(self.__name__, *owners)
                 fresh = object.__new__(cls)
@@ -575,7 +576,7 @@ def _codeq_prepare(policy):
                   if isinstance(cls, type) and issubclass(cls, extras._fromnxfunction)]
         for cls, owners in named:
             if "__call__" in vars(cls):
-                type.__setattr__(cls, "__call__", checked_call(cls, vars(cls)["__call__"], owners))
+                type.__setattr__(cls, "__call__", named_call(cls, vars(cls)["__call__"], owners))
         convert, real_init = core._convert2ma, core._convert2ma.__init__
 
         def convert_init(self, funcname, *args, **kwargs):
@@ -732,14 +733,12 @@ def _codeq_prepare(policy):
         real_evaluate, real_hints = forward._evaluate, typing.get_type_hints
 
         def alias_getattr(self, attr):
-            if type(attr) is not str:
-                raise TypeError("codeq guard: attribute names must be plain str")
+            plain_name(attr)
             check_attr(attr)
             return real_alias_get(self, attr)
 
         def alias_setattr(self, attr, val):
-            if type(attr) is not str:
-                raise TypeError("codeq guard: attribute names must be plain str")
+            plain_name(attr)
             if not (attr.startswith("__") and attr.endswith("__")):
                 check_attr(attr)  # the library sets its own dunders on the alias itself
             real_alias_set(self, attr, val)
