@@ -252,6 +252,8 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
             write(report_fd, b"E " + _str.encode(event, "utf-8", "backslashreplace") + b"\n")
 
     def check(event, args, depth):
+        if not started[0] and _str.startswith(event, "ctypes."):
+            return  # before main.py: the guard's own class sealer (val_guard.py), no job yet
         if event in forbidden or _str.startswith(event, prefixes):
             if event == "sys.addaudithook" and guard_on and not chained[0]:
                 return  # the guard's own hook (and ours after it) as main.py starts

@@ -40,5 +40,8 @@ ssize_t sbx_zy_recv(int sock, sbx_zy_msg *m, int *fd, int flags);
  * preload that left a thread running. 0, or -1 with why. (sbx_zygote_py.c) */
 int sbx_zy_py_init(const char *python, const char *preload, const char *prelude, char *why,
                    size_t whylen);
+/* Registers `_codeq_seal` (sbx_zygote_seal.c) as a built-in module; before the interpreter
+ * is initialized. PyImport_AppendInittab's return. */
+int sbx_zy_seal_register(void);
 
 #endif

@@ -23,6 +23,7 @@
 #include <marshal.h>
 
 #include "sbx_int.h"
+#include "sbx_zygote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -209,6 +210,8 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
     pre.isolated = 1;
     pre.use_environment = 0;
     PyStatus st = Py_PreInitialize(&pre);
+    if (!PyStatus_Exception(st) && sbx_zy_seal_register() < 0)
+        st = PyStatus_Error("registering _codeq_seal failed");
     if (PyStatus_Exception(st)) {
         sbx_zy_py_error(why, whylen, "Py_PreInitialize", st);
         return -1;
@@ -229,8 +232,9 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
         sbx_zy_py_error(why, whylen, "Py_InitializeFromConfig", st);
         return -1;
     }
-    /* signal: the job's main re-installs the SIGINT handler with it. */
-    if (sbx_zy_py_preload("signal", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
+    /* signal: the job's main re-installs the SIGINT handler with it; gc: for the freeze below,
+     * imported before the prelude so that the guard's last look at sys.modules stays true. */
+    if (sbx_zy_py_preload("signal,gc", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
         sbx_zy_py_prelude(prelude, why, whylen) < 0 || sbx_zy_py_magic(why, whylen) < 0)
         return -1;
     if (sbx_zy_py_freeze(why, whylen) < 0)

@@ -41,6 +41,46 @@ import types as _types
 _JOB_FILE = "main.py"
 
 
+def _codeq_class_sealer():
+    """seal(): makes every class made by Python code so far immutable, as built-in types are
+    (sandbox/sbx_zygote_seal.c says why). A zygote has it built in. A plain interpreter (exec
+    mode) sets the same flag word through ctypes, loaded here, before any of the job's code
+    and before the audit hook, and dropped from sys.modules at once: one array over the
+    address space, made now, so that sealing during the job raises no ctypes event. The flag
+    word's offset is found, not assumed: the one word that holds __flags__ in every type below."""
+    try:
+        from _codeq_seal import seal
+        return seal
+    except ImportError:
+        pass
+    import ctypes
+    for name in [n for n in _sys.modules if n == "ctypes" or n.startswith(("ctypes.", "_ctypes"))]:
+        del _sys.modules[name]
+    word = ctypes.sizeof(ctypes.c_ulong)
+    memory = (ctypes.c_ulong * (1 << 59)).from_address(0)
+
+    class Probe:  # a heap type: its flags differ from the built-in types' below
+        pass
+    probes = (object, type, int, dict, _types.ModuleType, _io.TextIOWrapper, Probe)
+    offset = next(off for off in range(0, word * 64, word)
+                  if all(memory[(id(t) + off) // word] == t.__flags__ for t in probes))
+    heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
+
+    def seal():
+        seen, stack, count = set(), [object], 0
+        while stack:
+            cls = stack.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            if cls.__flags__ & (heap | immutable) == heap:
+                memory[(id(cls) + offset) // word] = cls.__flags__ | immutable
+                count += 1
+            stack.extend(type.__subclasses__(cls))
+        return count
+    return seal
+
+
 def _codeq_prepare(policy):
     """The job-independent part of the guard, for the policy; returns start()."""
     allowed = frozenset(policy["modules"])
@@ -74,6 +114,22 @@ def _codeq_prepare(policy):
                 raise AttributeError(f"codeq guard: module attribute {key!r} is read-only")
             module_type.__delattr__(self, key)
 
+        def __getattr__(self, key):
+            """A name the proxy lacks (its own lazy hook, if any, has refused it)."""
+            absent_name(self, key)
+
+    def absent_name(module, key):
+        """Raises for a name a proxy lacks. A proxy carries its module's real name, and on an
+        AttributeError CPython's IMPORT_FROM takes sys.modules[module.__name__ + "." + key]:
+        `import numpy.core._methods as m` compiles to IMPORT_FROMs on the proxies (no
+        fromlist, so no from_view) and got the real private module (bypass 155). For a name that
+        is a loaded module's, ImportError, which IMPORT_FROM does not catch."""
+        name = module.__name__
+        if type(key) is str and f"{name}.{key}" in _sys.modules:
+            raise ImportError(f"codeq guard: module {name + '.' + key!r} is not available to "
+                              f"the job", name=f"{name}.{key}")
+        raise AttributeError(f"module {name!r} has no attribute {key!r}")
+
     GuardedModule.__name__ = GuardedModule.__qualname__ = "module"
 
     class ForwardingModule(GuardedModule):
@@ -91,7 +147,7 @@ def _codeq_prepare(policy):
                     return real_getattr(real, key)
                 except AttributeError:
                     pass  # raised below instead: CPython's would carry the real module in .obj
-            raise AttributeError(f"module {real.__name__!r} has no attribute {key!r}")
+            absent_name(self, key)
 
         def __setattr__(self, key, value):
             real, names = forwarded[id(self)]
@@ -690,20 +746,26 @@ def _codeq_prepare(policy):
         real_reconstruct = copy._reconstruct
         builtin_function = type(len)
 
+        def no_namespace(values):
+            for arg in values:
+                if (isinstance(arg, module_type) and not isinstance(arg, GuardedModule)) or \
+                        (type(arg) is dict and not plain_namespace(arg)):
+                    raise PermissionError("codeq guard: a module or its namespace in a reduce "
+                                          f"value is not allowed by policy {policy['name']}")
+
         def _reconstruct(x, memo, func, args, *rest, **kwargs):
             if type(func) is builtin_function and func is not real_getattr:
                 name = func.__name__
                 if vars(_builtins).get(name) is func and job_builtins.get(name) is not func:
                     raise PermissionError(f"codeq guard: {name} in a reduce value is not "
                                           f"allowed by policy {policy['name']}")
+            if type(args) is tuple:
+                # Before deepcopy copies them too: a copy of a module's namespace is a plain
+                # dict holding the same functions and modules (bypass 158).
+                no_namespace(args)
 
             def checked_call(*given):
-                for arg in given:
-                    if (isinstance(arg, module_type) and not isinstance(arg, GuardedModule)) or \
-                            (type(arg) is dict and not plain_namespace(arg)):
-                        raise PermissionError("codeq guard: a module or its namespace in a "
-                                              f"reduce value is not allowed by policy "
-                                              f"{policy['name']}")
+                no_namespace(given)
                 if func is real_getattr:
                     if len(given) != 2:
                         raise TypeError("codeq guard: getattr in a reduce value takes two "
@@ -762,8 +824,27 @@ def _codeq_prepare(policy):
                 globalns = vars(job["main"])  # so the library follows no __wrapped__ to one
             return real_hints(obj, globalns, localns, include_extras)
 
+        public = frozenset(typing.__all__)
+
+        def alias_reduce(self):
+            # The library's: getitem(globals()[self._name], args). _name is the job's to set
+            # (object.__setattr__ too), so it named typing's real builtins dict, which a deep
+            # copy turned into a plain dict holding the real __import__ (bypass 158), or
+            # typing's __loader__ (159). Read once: None or a name typing exports.
+            name = self._name
+            if name is not None and (type(name) is not str or name not in public):
+                shown = repr(name) if type(name) is str else type(name).__name__
+                raise PermissionError(f"codeq guard: a typing alias named {shown} is not "
+                                      f"allowed by policy {policy['name']}")
+            args = tuple(self.__args__)
+            if len(args) == 1 and not isinstance(args[0], tuple):
+                args, = args
+            origin = vars(typing)[name] if name else self.__origin__
+            return vars(typing)["operator"].getitem, (origin, args)
+
         for cls, name, value in ((alias, "__getattr__", alias_getattr),
                                  (alias, "__setattr__", alias_setattr),
+                                 (typing._GenericAlias, "__reduce__", alias_reduce),
                                  (forward, "_evaluate", evaluate)):
             value.__doc__ = getattr(getattr(cls, name), "__doc__", None)
             type.__setattr__(cls, name, value)
@@ -795,16 +876,36 @@ def _codeq_prepare(policy):
         type.__setattr__(base, "__enter__", __enter__)
         type.__setattr__(base, "__exit__", __exit__)
 
-    hardeners = {"functools": harden_functools, "dataclasses": harden_dataclasses,
-                 "enum": harden_enum, "numpy": harden_numpy, "copy": harden_copy,
-                 "contextlib": harden_contextlib, "typing": harden_typing}
+    def harden_import_shim(bootstrap):
+        # importlib's deprecated load_module() takes any object as the loader and, for a name
+        # already loaded, calls its exec_module() with the real module and returns it
+        # (_LoaderBasics.load_module(Catch(), "os"), bypass 159). Nothing a job may import uses
+        # it: the import system calls exec_module. Refused whoever calls it.
+        def refused(*args, **kwargs):
+            raise ImportError("codeq guard: load_module() is not allowed by policy "
+                              f"{policy['name']}")
+        bootstrap._load_module_shim = refused  # _LoaderBasics', FrozenImporter's, _abc's
+        type.__setattr__(bootstrap.BuiltinImporter, "load_module", classmethod(refused))
+
+    hardeners = {"_frozen_importlib": harden_import_shim, "functools": harden_functools,
+                 "dataclasses": harden_dataclasses, "enum": harden_enum, "numpy": harden_numpy,
+                 "copy": harden_copy, "contextlib": harden_contextlib, "typing": harden_typing}
+
+    seal = _codeq_class_sealer()
+    sealed_at = [0]  # len(sys.modules) at the last seal
 
     def harden():
-        """Patches each module of `hardeners` once it is loaded (cheap: four lookups)."""
+        """Patches each module of `hardeners` once it is loaded (cheap: a few lookups), then,
+        if a module was loaded since the last call, seals every class made so far. Called only
+        between imports (preparation, start, after each of the job's imports): a module still
+        being imported may yet write to its own classes."""
         for name, patch in hardeners.items():
             if name not in hardened and name in _sys.modules:
                 hardened.add(name)
                 patch(_sys.modules[name])
+        if len(_sys.modules) != sealed_at[0]:
+            seal()
+            sealed_at[0] = len(_sys.modules)
 
     class JobImportFinder:
         """Refuses new modules outside the allowlist when main.py itself imports them."""
@@ -834,6 +935,7 @@ def _codeq_prepare(policy):
     for name in sorted(allowed):
         if name in _sys.modules:
             proxy(_sys.modules[name])
+    harden()  # a zygote's classes are sealed here, once, in pages its jobs share
 
     def start(given_code):
         """Runs main.py (given_code: its code object, compiled by the worker's validator, or

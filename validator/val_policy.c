@@ -43,7 +43,7 @@ const char *const val_harmless_dunders[] = {
     "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__", "__irshift__",
     "__iand__", "__ixor__", "__ior__", "__neg__", "__pos__", "__abs__", "__invert__",
     "__complex__", "__int__", "__float__", "__index__", "__round__", "__trunc__", "__floor__",
-    "__ceil__", "__getattr__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__",
+    "__ceil__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__",
     "__sizeof__",
     "__setstate__", "__fspath__", "__debug__", "__cause__", "__context__",
     "__suppress_context__", "__notes__", NULL,

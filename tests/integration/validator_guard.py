@@ -150,16 +150,23 @@ for name, src in HOSTILE.items():
     F.check("codeq guard" in last or "NameError" in last or "has no attribute" in last
             or "ImportError" in last, f"{name}: not stopped by the guard: {last!r}")
 
-# Under the shipped strict policy (static rules on): programs the static rules cannot see through
-# (names built at run time), so the guard must hold. A proxy module's __getattr__ hook is
-# reachable by name (`__getattr__` is a harmless dunder): the job must not be able to hand it
-# its own deny list or flags (it once took them as keyword defaults).
-STRICT_HOSTILE = {
+# A proxy module's __getattr__ hook: the job must not be able to hand it its own deny list or
+# flags (it once took them as keyword defaults). The static rules refuse naming `__getattr__`
+# (no longer a harmless dunder, bypasses 156-157), so with them off the guard must hold.
+for name, src in {
     "lazy_hook_kwargs": "import typing\n"
                         "f = typing.__getattr__('get_' + 'type_hints', deny=(), real_lazy=True)\n"
                         "print('GUARD-BYPASSED', f)\n",
     "lazy_hook_plain": "import typing\nf = typing.__getattr__('get_' + 'type_hints')\n"
-                       "print('GUARD-BYPASSED', f)\n",
+                       "print('GUARD-BYPASSED', f)\n"}.items():
+    r, rc = codeq_run(guard_only, name, src)
+    if r:
+        F.check(MARK not in (r.get("stdout") or "") and r["status"] == "error",
+                f"{name}: {r['status']} {r.get('stdout')!r} {(r.get('stderr') or '')[-300:]!r}")
+
+# Under the shipped strict policy (static rules on): programs the static rules cannot see through
+# (names built at run time), so the guard must hold.
+STRICT_HOSTILE = {
     "forwardref_evaluate": "import typing\nref = typing.get_args(typing.List['print(\"GUARD-' + "
                            "'BYPASSED\")'])[0]\nref._evaluate({}, {}, frozenset())\n",
 }
@@ -257,7 +264,7 @@ guard_numpy = write_policy("guard-numpy", {**GUARD_ONLY, "name": "guard-numpy",
                                            "modules": GUARD_ONLY["modules"] + ["numpy"]})
 r, rc = codeq_run(guard_numpy, "late_links", (
     "import numpy as np\nprint(int(np.arange(10).sum()))\nimport numpy.core._methods\n"
-    "try:\n    numpy.core._methods\nexcept AttributeError:\n    print('private refused')\n"
+    "try:\n    numpy.core._methods\nexcept ImportError:\n    print('private refused')\n"
     "print(numpy is np, np.polynomial.polynomial.polyval(2, [1, 2, 3]))\n"
     "import numpy.polynomial.hermite as H\nprint(H is np.polynomial.hermite, H.__name__)\n"))
 if r:
@@ -347,5 +354,50 @@ r, rc = codeq_run("strict", "update_wrapper_assigned", (
 if r:
     F.check(r["status"] == "ok" and r["stdout"] == "2 kept shared base True\ndoc\nrefused True\n",
             f"update_wrapper_assigned: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
+# importlib's deprecated load_module() hands any loader the real module of a loaded name and
+# returns it (bypass 159). With the static rules off, `__subclasses__` reaches the loaders; the
+# guard refuses the shim itself, whoever's loader it is given.
+r, rc = codeq_run(guard_only, "load_module_refused", (
+    "classes = {c.__name__: c for c in object.__subclasses__()}\n"
+    "class Catch:\n    def exec_module(self, module):\n        print('GUARD-BYPASSED', module)\n"
+    "out = []\n"
+    "for call in (lambda: classes['BuiltinImporter'].load_module('posix'),\n"
+    "             lambda: classes['_LoaderBasics'].load_module(Catch(), 'os'),\n"
+    "             lambda: classes['FrozenImporter'].load_module('os')):\n"
+    "    try:\n        out.append(call())\n"
+    "    except ImportError as e:\n        out.append('codeq guard' in str(e))\n"
+    "print(out)\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "[True, True, True]\n",
+            f"load_module_refused: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
+# Library classes are read-only to the job, as built-in types are: rebinding a library method
+# made library code call the job's function with the library's own objects (bypass 151). The
+# job's own classes, its subclasses of library classes, and instances stay writable; a module
+# the job imports during the run is sealed too (statistics is in no preload).
+r, rc = codeq_run("strict", "library_classes_sealed", (
+    "import json, typing, statistics\n"
+    "def f(*a):\n    return 42\n"
+    "out = []\n"
+    "for target in (json.JSONDecoder, typing.TypeVar, statistics.NormalDist):\n"
+    "    for how in ('assign', 'type', 'delete'):\n"
+    "        try:\n"
+    "            if how == 'assign':\n                target.decode = f\n"
+    "            elif how == 'type':\n                type.__setattr__(target, 'mean', f)\n"
+    "            else:\n                del target.__init__\n"
+    "            out.append('WROTE')\n"
+    "        except TypeError as e:\n"
+    "            out.append('immutable' in str(e))\n"
+    "class Mine(json.JSONDecoder):\n    pass\n"
+    "Mine.decode = f\n"
+    "class Own:\n    pass\n"
+    "Own.x = 1\n"
+    "d = json.JSONDecoder()\n"
+    "d.decode = f\n"
+    "print(out.count(True), Mine().decode('x'), Own.x, d.decode(), json.loads('[1]'))\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "9 42 1 42 [1]\n",
+            f"library_classes_sealed: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
 F.finish("validator_guard")
