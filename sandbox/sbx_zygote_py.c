@@ -210,10 +210,12 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
     pre.isolated = 1;
     pre.use_environment = 0;
     PyStatus st = Py_PreInitialize(&pre);
-    if (!PyStatus_Exception(st) && sbx_zy_seal_register() < 0)
-        st = PyStatus_Error("registering _codeq_seal failed");
     if (PyStatus_Exception(st)) {
         sbx_zy_py_error(why, whylen, "Py_PreInitialize", st);
+        return -1;
+    }
+    if (sbx_zy_seal_register() < 0) {
+        snprintf(why, whylen, SBX_PREFIX "zygote: registering module _codeq_seal failed");
         return -1;
     }
     PyConfig cfg;
@@ -234,7 +236,8 @@ int sbx_zy_py_init(const char *python, const char *preload, const char *prelude,
     }
     /* signal: the job's main re-installs the SIGINT handler with it; gc: for the freeze below,
      * imported before the prelude so that the guard's last look at sys.modules stays true. */
-    if (sbx_zy_py_preload("signal,gc", why, whylen) < 0 || sbx_zy_py_preload(preload, why, whylen) < 0 ||
+    if (sbx_zy_py_preload("signal,gc", why, whylen) < 0 ||
+        sbx_zy_py_preload(preload, why, whylen) < 0 ||
         sbx_zy_py_prelude(prelude, why, whylen) < 0 || sbx_zy_py_magic(why, whylen) < 0)
         return -1;
     if (sbx_zy_py_freeze(why, whylen) < 0)

@@ -43,16 +43,34 @@ _JOB_FILE = "main.py"
 
 def _codeq_class_sealer():
     """seal(): makes every class made by Python code so far immutable, as built-in types are
-    (sandbox/sbx_zygote_seal.c says why). A zygote has it built in. A plain interpreter (exec
-    mode) sets the same flag word through ctypes, loaded here, before any of the job's code
-    and before the audit hook, and dropped from sys.modules at once: one array over the
-    address space, made now, so that sealing during the job raises no ctypes event. The flag
-    word's offset is found, not assumed: the one word that holds __flags__ in every type below."""
+    (sandbox/sbx_zygote_seal.c says why): a walk of every class from object, each heap type
+    not yet immutable given the flag. A zygote sets the flag with its built-in _codeq_seal. A
+    plain interpreter (exec mode) sets the same flag word through ctypes, loaded here, before
+    any of the job's code and before the audit hook, and dropped from sys.modules at once: one
+    array over the address space, made now, so that sealing during the job raises no ctypes
+    event. The word's offset is found, not assumed: the one that holds __flags__ in every type
+    below."""
+    heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
     try:
-        from _codeq_seal import seal
-        return seal
+        from _codeq_seal import seal_class
     except ImportError:
-        pass
+        seal_class = _codeq_ctypes_sealer(immutable)
+
+    def seal():
+        seen, stack = set(), [object]
+        while stack:
+            cls = stack.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            if cls.__flags__ & (heap | immutable) == heap:
+                seal_class(cls)
+            stack.extend(type.__subclasses__(cls))
+    return seal
+
+
+def _codeq_ctypes_sealer(immutable):
+    """seal_class(cls) for a plain interpreter: _codeq_class_sealer says how and why."""
     import ctypes
     for name in [n for n in _sys.modules if n == "ctypes" or n.startswith(("ctypes.", "_ctypes"))]:
         del _sys.modules[name]
@@ -64,21 +82,10 @@ def _codeq_class_sealer():
     probes = (object, type, int, dict, _types.ModuleType, _io.TextIOWrapper, Probe)
     offset = next(off for off in range(0, word * 64, word)
                   if all(memory[(id(t) + off) // word] == t.__flags__ for t in probes))
-    heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
 
-    def seal():
-        seen, stack, count = set(), [object], 0
-        while stack:
-            cls = stack.pop()
-            if id(cls) in seen:
-                continue
-            seen.add(id(cls))
-            if cls.__flags__ & (heap | immutable) == heap:
-                memory[(id(cls) + offset) // word] = cls.__flags__ | immutable
-                count += 1
-            stack.extend(type.__subclasses__(cls))
-        return count
-    return seal
+    def seal_class(cls):
+        memory[(id(cls) + offset) // word] = cls.__flags__ | immutable
+    return seal_class
 
 
 def _codeq_prepare(policy):
