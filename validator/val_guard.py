@@ -56,6 +56,11 @@ def _codeq_class_sealer():
     except ImportError:
         seal_class = _codeq_ctypes_sealer(immutable)
 
+    # Read through type's own descriptors: a job's metaclass could answer cls.__flags__ or
+    # cls.__module__ with code of its own, run here.
+    flags_of = type.__dict__["__flags__"].__get__
+    module_of = type.__dict__["__module__"].__get__
+
     def seal():
         seen, stack = set(), [object]
         while stack:
@@ -63,9 +68,16 @@ def _codeq_class_sealer():
             if id(cls) in seen:
                 continue
             seen.add(id(cls))
-            if cls.__flags__ & (heap | immutable) == heap:
+            if flags_of(cls) & (heap | immutable) == heap and not jobs_own(cls):
                 seal_class(cls)
             stack.extend(type.__subclasses__(cls))
+
+    def jobs_own(cls):
+        """A class main.py made (class statement, type(), namedtuple, Enum(...)): its module is
+        __main__. The job's classes stay its own to change after it imports a module. A library
+        class renamed so is one the job could already write to."""
+        name = module_of(cls)
+        return type(name) is str and name == "__main__"
     return seal
 
 
@@ -103,6 +115,7 @@ def _codeq_prepare(policy):
     deferred = {}  # module name -> its proxy's submodules proxied on first access (proxy())
     late = {}  # module name -> {leaf: full name}: links for a proxy not built yet (link())
     forwarded = {}  # id(proxy) -> (real module, names allowed): see ForwardingModule
+    real_names = {}  # id(proxy) -> its module's name: see GuardedModule.__name__
 
     class GuardedModule(module_type):
         """A proxy: its dunders are the guard's. CPython's IMPORT_FROM, when a name is not on
@@ -110,6 +123,14 @@ def _codeq_prepare(policy):
         with `json.__name__ = "os"` that was posixpath, with `json.__getattr__` replaced by one
         that raises, json.decoder (rtA 02, 08). So no dunder of a proxy is written or deleted
         by the job, whatever it is (module's own setattr raises no audit event)."""
+
+        @property
+        def __name__(self):
+            """The real module's name, whatever the proxy's dict holds: object.__setattr__ and
+            __delattr__ (harmless dunders) write a proxy's dict past the methods below, and
+            IMPORT_FROM's fallback reads __name__ (bypass 160). A data descriptor on the class
+            comes before the dict, for reads and for writes (no setter: AttributeError)."""
+            return real_names.get(id(self), "codeq guard")
 
         def __setattr__(self, key, value):
             if type(key) is not str or key.startswith("__"):
@@ -240,6 +261,7 @@ def _codeq_prepare(policy):
             return p
         p = GuardedModule(name, mod.__doc__ if isinstance(mod.__doc__, str) else None)
         proxies[name] = p
+        real_names[id(p)] = name
         only = restricted.get(name)
         deny = denied_attrs.get(name, ())
         subs = {}  # allowed submodules of an unrestricted module: proxied on first access
@@ -337,6 +359,22 @@ def _codeq_prepare(policy):
                 elif leaf in vars(p) or deferred.get(key, {}).get(leaf) is not _sys.modules[full]:
                     module_type.__setattr__(p, leaf, proxy(_sys.modules[full]))
 
+    def import_for_job(name, fromlist):
+        """real_import, with its failure given to the job as a new error. What importlib raises
+        carries its own objects: `import random.x` reads the real random's __path__, and
+        `raise ModuleNotFoundError(...) from None` keeps that AttributeError as __context__,
+        its .obj the real module (bypass 161); a module's own code failing leaves its frames
+        in __traceback__. Raised here, after the except block, the new error has neither."""
+        try:
+            return real_import(name, None, None, fromlist, 0)
+        except ImportError as e:
+            kind = ModuleNotFoundError if isinstance(e, ModuleNotFoundError) else ImportError
+            message, failed = str(e), e.name if type(e.name) is str else None
+        except Exception as e:
+            kind, failed = ImportError, name
+            message = f"codeq guard: import of {name!r} failed: {type(e).__name__}: {e}"
+        raise kind(message, name=failed)
+
     def private_part(name):
         return any(part.startswith("_") for part in name.split(".")[1:])
 
@@ -355,7 +393,7 @@ def _codeq_prepare(policy):
             # job gets an empty stand-in, named as no module is (IMPORT_FROM's fallback). A
             # private submodule is its package's inside, not its API: numpy.__config__'s
             # get_info(name) returns its globals, os and sys (rtB 145).
-            real_import(name, None, None, (), 0)
+            import_for_job(name, ())
             harden()  # _strptime, say, imports re and so enum
             if not fromlist and "." in name:
                 return proxy(_sys.modules[name.partition(".")[0]])  # `import a._b` binds a
@@ -363,7 +401,7 @@ def _codeq_prepare(policy):
         if not isinstance(name, str) or not module_allowed(name):
             raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not allowed "
                                       f"by policy {policy['name']}", name=str(name))
-        real_import(name, None, None, fromlist, 0)
+        import_for_job(name, fromlist)
         harden()
         parts = name.split(".")
         if any(".".join(parts[:i]) not in _sys.modules for i in range(1, len(parts))):
@@ -646,6 +684,21 @@ def _codeq_prepare(policy):
             real_init(self, public_function(funcname, numpy), *args, **kwargs)
 
         type.__setattr__(convert, "__init__", convert_init)
+
+        # MaskedArray._update_from(obj) copies obj.__dict__ into plain dicts the job reads
+        # (m._optinfo, m._basedict). Given a class, that is its raw namespace: the slot wrapper
+        # object.__getattribute__ as a value reads any attribute by a name built at run time
+        # (bypass 162, the class of 107, 111 and 136 in another library). An instance's
+        # attributes are copied as before; no class's or module's namespace is.
+        real_update = vars(core.MaskedArray)["_update_from"]
+
+        def _update_from(self, obj):
+            if isinstance(obj, (type, module_type)):
+                raise PermissionError("codeq guard: numpy.ma does not copy the namespace of a "
+                                      f"class or module under policy {policy['name']}")
+            return real_update(self, obj)
+
+        type.__setattr__(core.MaskedArray, "_update_from", _update_from)
 
     def harden_dataclasses(dc):
         field_type = dc.Field

@@ -32,6 +32,11 @@ import os as _os
 import sys as _sys
 import types as _types
 
+# The guard's own module name, not __main__ (the job's): a class the guard makes (GuardedModule,
+# ...) is then never taken for one the job made, whose classes stay writable
+# (_codeq_class_sealer in val_guard.py).
+__name__ = "codeq guard"
+
 
 def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
                       refused_names, exposed):

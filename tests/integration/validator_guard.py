@@ -400,4 +400,78 @@ if r:
     F.check(r["status"] == "ok" and r["stdout"] == "9 42 1 42 [1]\n",
             f"library_classes_sealed: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
 
+# The job's own classes stay its own after an import that loads new modules (json.tool loads
+# argparse; the seal it triggers walks every class): 853077a sealed them too. The guard's own
+# classes (a proxy module's type) and the library's stay sealed.
+r, rc = codeq_run("strict", "job_classes_writable_after_import", (
+    "import collections, json\n"
+    "class Own:\n    count = 0\n"
+    "class Mine(json.JSONDecoder):\n    pass\n"
+    "Point = collections.namedtuple('Point', 'x y')\n"
+    "import json.tool\n"
+    "Own.count += 1\n"
+    "Mine.decode = lambda self, s: 42\n"
+    "Point.norm = property(lambda p: p.x * p.x + p.y * p.y)\n"
+    "out = []\n"
+    "for target in (type(json), json.JSONDecoder):\n"
+    "    try:\n"
+    "        target.x = 1\n"
+    "        out.append('WROTE')\n"
+    "    except TypeError as e:\n"
+    "        out.append('immutable' in str(e))\n"
+    "print(Own.count, Mine().decode('x'), Point(3, 4).norm, out)\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "1 42 25 [True, True]\n",
+            f"job_classes_writable_after_import: {r['status']} {r['stdout']!r} "
+            f"{r.get('stderr', '')[-400:]!r}")
+
+# What a failed import raises carries nothing of importlib's: `import random.x` made it read the
+# real random's __path__, and the AttributeError it caught stayed the new error's __context__,
+# its .obj the real module (bypass 161).
+r, rc = codeq_run("strict", "import_errors_fresh", (
+    "out = []\n"
+    "try:\n    import random.codeq_missing\n"
+    "except ModuleNotFoundError as e:\n"
+    "    out.append((e.__context__, e.__cause__, e.name, 'not a package' in str(e)))\n"
+    "try:\n    import json.decoder.codeq_missing\n"
+    "except ModuleNotFoundError as e:\n"
+    "    out.append((e.__context__, e.__cause__, e.name))\n"
+    "print(out)\n"))
+if r:
+    want = ("[(None, None, 'random.codeq_missing', True), "
+            "(None, None, 'json.decoder.codeq_missing')]\n")
+    F.check(r["status"] == "ok" and r["stdout"] == want,
+            f"import_errors_fresh: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
+# A proxy's __name__ is its module's, whatever is written to its dict: object.__setattr__ and
+# __delattr__ go past the proxy's own methods, and IMPORT_FROM's fallback reads __name__
+# (bypass 160).
+r, rc = codeq_run("strict", "proxy_name_fixed", (
+    "import json\n"
+    "out = []\n"
+    "for call in (lambda: object.__setattr__(json, '__name__', 'os'),\n"
+    "             lambda: object.__delattr__(json, '__name__')):\n"
+    "    try:\n        call()\n        out.append('CHANGED')\n"
+    "    except AttributeError:\n        out.append('refused')\n"
+    "print(out, json.__name__)\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "['refused', 'refused'] json\n",
+            f"proxy_name_fixed: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
+# numpy.ma copies the attributes of what it is given (an ndarray subclass's), never a class's
+# namespace: a plain copy of object.__dict__ held object.__getattribute__ as a value (bypass 162).
+r, rc = codeq_run("data", "ma_update_from_instances_only", (
+    "import numpy as np\n"
+    "class Tagged(np.ndarray):\n    pass\n"
+    "t = np.arange(3.0).view(Tagged)\n"
+    "t.tag = 'kept'\n"
+    "m = np.ma.masked_array(t, mask=[0, 1, 0])\n"
+    "print(m.sum(), np.ma.sqrt(np.ma.array([4.0, -1.0])).tolist(), m._optinfo.get('tag'))\n"
+    "try:\n    m._update_from(object)\n    print('COPIED', len(m._optinfo))\n"
+    "except PermissionError:\n    print('refused')\n"))
+if r:
+    F.check(r["status"] == "ok" and r["stdout"] == "2.0 [2.0, None] kept\nrefused\n",
+            f"ma_update_from_instances_only: {r['status']} {r['stdout']!r} "
+            f"{r.get('stderr', '')[-400:]!r}")
+
 F.finish("validator_guard")
