@@ -129,6 +129,14 @@ def codeq_run(policy, name, src, stdin=None):
         return None, p.returncode
 
 
+def expect_stdout(policy, name, src, want):
+    """Runs src under policy: the job must end ok with exactly `want` on stdout."""
+    r, _ = codeq_run(policy, name, src)
+    if r:
+        F.check(r["status"] == "ok" and r["stdout"] == want,
+                f"{name}: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+
+
 guard_only = write_policy("guard-only", GUARD_ONLY)
 
 # The static rules really are off: the hostile programs all pass validation under this policy,
@@ -194,22 +202,18 @@ if r:
     F.check(r["stdout"] == "before\n", f"traceback: stdout {r['stdout']!r}")
 
 # datetime.strptime imports _strptime from C through the job's own builtins: it must work.
-r, rc = codeq_run("strict", "strptime", "from datetime import datetime\n"
-                  "print(datetime.strptime('2024-07-04', '%Y-%m-%d').strftime('%a %d %b %Y'))\n")
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "Thu 04 Jul 2024\n",
-            f"strptime: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+expect_stdout("strict", "strptime", "from datetime import datetime\n"
+              "print(datetime.strptime('2024-07-04', '%Y-%m-%d').strftime('%a %d %b %Y'))\n",
+              "Thu 04 Jul 2024\n")
 
 # sys is a restricted proxy: assigning sys.stdout must still redirect print(), and
 # contextlib.redirect_stdout (which sets the real sys.stdout) must be what sys.stdout reads.
-r, rc = codeq_run("strict", "stdout_redirect", (
+expect_stdout("strict", "stdout_redirect", (
     "import io, sys, contextlib\nbuf = io.StringIO()\nold = sys.stdout\nsys.stdout = buf\n"
     "print('captured')\nsys.stdout = old\nb2 = io.StringIO()\n"
     "with contextlib.redirect_stdout(b2):\n    sys.stdout.write('also ')\n    print('this')\n"
-    "print(repr(buf.getvalue()), repr(b2.getvalue()))\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "'captured\\n' 'also this\\n'\n",
-            f"stdout_redirect: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+    "print(repr(buf.getvalue()), repr(b2.getvalue()))\n"),
+              "'captured\\n' 'also this\\n'\n")
 
 r, rc = codeq_run(guard_only, "sysexit", "import sys\nprint('x')\nsys.exit(7)\n")
 if r:
@@ -231,14 +235,12 @@ if r:
 
 # The libraries that rebind what the job may not (namedtuple's and typing.NamedTuple's
 # defaults and bases) still do, and copy's slot state of ordinary names still works.
-r, rc = codeq_run("strict", "library_writes", (
+expect_stdout("strict", "library_writes", (
     "import collections, copy, typing\nP = collections.namedtuple('P', 'x y', defaults=(0,))\n"
     "class N(typing.NamedTuple):\n    a: int\n    b: int = 5\n"
     "class S:\n    __slots__ = ('a',)\n    def __init__(self):\n        self.a = 3\n"
-    "print(P(1), N(1), copy.copy(S()).a)\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "P(x=1, y=0) N(a=1, b=5) 3\n",
-            f"library_writes: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "print(P(1), N(1), copy.copy(S()).a)\n"),
+              "P(x=1, y=0) N(a=1, b=5) 3\n")
 
 # ---- the data profile: open() inside the working directory only ---------------------------------
 
@@ -262,15 +264,13 @@ if r:
 # core has no _methods (rtB 145: numpy.__config__ handed out its globals).
 guard_numpy = write_policy("guard-numpy", {**GUARD_ONLY, "name": "guard-numpy",
                                            "modules": GUARD_ONLY["modules"] + ["numpy"]})
-r, rc = codeq_run(guard_numpy, "late_links", (
+expect_stdout(guard_numpy, "late_links", (
     "import numpy as np\nprint(int(np.arange(10).sum()))\nimport numpy.core._methods\n"
     "try:\n    numpy.core._methods\nexcept ImportError:\n    print('private refused')\n"
     "print(numpy is np, np.polynomial.polynomial.polyval(2, [1, 2, 3]))\n"
-    "import numpy.polynomial.hermite as H\nprint(H is np.polynomial.hermite, H.__name__)\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "45\nprivate refused\nTrue 17.0\n"
-            "True numpy.polynomial.hermite\n",
-            f"late_links: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "import numpy.polynomial.hermite as H\nprint(H is np.polynomial.hermite, H.__name__)\n"),
+              ("45\nprivate refused\nTrue 17.0\n"
+               "True numpy.polynomial.hermite\n"))
 
 # numpy.ctypeslib's ctypes types lead to py_object and Union (bypass 123): no route gives the
 # job the module, not even IMPORT_FROM's fallback to sys.modules when the proxy lacks it.
@@ -289,7 +289,7 @@ for name, src in {"ctypeslib_import": "import numpy.ctypeslib as c\n",
 # A pickle may name what the job's imports would give it (the corpus's 117-120 are the
 # refusals): numpy's own reconstructors, the classes of allowed modules, the job's builtins
 # and its own classes round-trip (enum members do not: they pickle as getattr).
-r, rc = codeq_run("data", "data_pickle", (
+expect_stdout("data", "data_pickle", (
     "import numpy as np, fractions, decimal, datetime, collections\n"
     "a = np.array([fractions.Fraction(1, 3), decimal.Decimal('1.5'), datetime.date(2024, 1, 2),\n"
     "              collections.Counter('aab'), np.float64(2.5), np.arange(3),\n"
@@ -301,12 +301,10 @@ r, rc = codeq_run("data", "data_pickle", (
     "              np.random.RandomState(1), array.array('i', [7])], dtype=object)\n"
     "np.save('b.npy', b, allow_pickle=True)\nc = np.load('b.npy', allow_pickle=True)\n"
     "print(c[:4], c[4] is np.add, c[5].randint(100) == np.random.RandomState(1).randint(100),\n"
-    "      c[6])\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "['1/3', '1.5', '2024-01-02', "
-            "\"Counter({'a': 2, 'b': 1})\", '2.5', '[0 1 2]', '[1 --]']\n"
-            "[{1, 2} (1+2j) D(x=3) re.compile('a+')] True True array('i', [7])\n",
-            f"data_pickle: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "      c[6])\n"),
+              ("['1/3', '1.5', '2024-01-02', "
+               "\"Counter({'a': 2, 'b': 1})\", '2.5', '[0 1 2]', '[1 --]']\n"
+               "[{1, 2} (1+2j) D(x=3) re.compile('a+')] True True array('i', [7])\n"))
 
 # numpy's lookups of names in the caller's frame work for the job's own code (a function of
 # main.py included); the corpus's 133-134 are numpy's own code calling them, refused.
@@ -327,20 +325,18 @@ if r:
 # functools.wraps still copies a function's attributes and leaves __wrapped__ as the library
 # does (the corpus's 136-137 are aliases whose __dict__ is a class's, refused); dataclasses'
 # signatures (inspect reads __code__ on purpose) and typing's aliases still work.
-r, rc = codeq_run("strict", "wraps_and_aliases", (
+expect_stdout("strict", "wraps_and_aliases", (
     "import functools, dataclasses, typing\n"
     "def deco(f):\n    @functools.wraps(f)\n    def w(*a):\n        return f(*a)\n    return w\n"
     "def base(x):\n    return x + 1\nbase.tag = 'kept'\nonce = deco(base)\ntwice = deco(once)\n"
     "@dataclasses.dataclass\nclass P:\n    x: int = 2\n"
     "print(twice(1), twice.tag, twice.__wrapped__ is once, once.__wrapped__ is base,\n"
-    "      twice.__name__, P.__doc__, typing.List[int])\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "2 kept True True base P(x: int = 2) typing.List[int]\n",
-            f"wraps_and_aliases: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "      twice.__name__, P.__doc__, typing.List[int])\n"),
+              "2 kept True True base P(x: int = 2) typing.List[int]\n")
 
 # update_wrapper with "__dict__" in `assigned` shares a function's attribute dict, as the
 # library does; a class's __dict__ is refused whichever list names it (the corpus's 136-138).
-r, rc = codeq_run("strict", "update_wrapper_assigned", (
+expect_stdout("strict", "update_wrapper_assigned", (
     "import functools\n"
     "def base(x):\n    return x + 1\nbase.tag = 'kept'\n"
     "def w(*a):\n    return base(*a)\n"
@@ -350,15 +346,13 @@ r, rc = codeq_run("strict", "update_wrapper_assigned", (
     "class K:\n    'doc'\n"
     "print(functools.wraps(K, updated=())(lambda: 0).__doc__)\n"
     "try:\n    functools.wraps(K)(lambda: 0)\n"
-    "except PermissionError as e:\n    print('refused', 'codeq guard' in str(e))\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "2 kept shared base True\ndoc\nrefused True\n",
-            f"update_wrapper_assigned: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "except PermissionError as e:\n    print('refused', 'codeq guard' in str(e))\n"),
+              "2 kept shared base True\ndoc\nrefused True\n")
 
 # importlib's deprecated load_module() hands any loader the real module of a loaded name and
 # returns it (bypass 159). With the static rules off, `__subclasses__` reaches the loaders; the
 # guard refuses the shim itself, whoever's loader it is given.
-r, rc = codeq_run(guard_only, "load_module_refused", (
+expect_stdout(guard_only, "load_module_refused", (
     "classes = {c.__name__: c for c in object.__subclasses__()}\n"
     "class Catch:\n    def exec_module(self, module):\n        print('GUARD-BYPASSED', module)\n"
     "out = []\n"
@@ -367,16 +361,14 @@ r, rc = codeq_run(guard_only, "load_module_refused", (
     "             lambda: classes['FrozenImporter'].load_module('os')):\n"
     "    try:\n        out.append(call())\n"
     "    except ImportError as e:\n        out.append('codeq guard' in str(e))\n"
-    "print(out)\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "[True, True, True]\n",
-            f"load_module_refused: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "print(out)\n"),
+              "[True, True, True]\n")
 
 # Library classes are read-only to the job, as built-in types are: rebinding a library method
 # made library code call the job's function with the library's own objects (bypass 151). The
 # job's own classes, its subclasses of library classes, and instances stay writable; a module
 # the job imports during the run is sealed too (statistics is in no preload).
-r, rc = codeq_run("strict", "library_classes_sealed", (
+expect_stdout("strict", "library_classes_sealed", (
     "import json, typing, statistics\n"
     "def f(*a):\n    return 42\n"
     "out = []\n"
@@ -395,15 +387,13 @@ r, rc = codeq_run("strict", "library_classes_sealed", (
     "Own.x = 1\n"
     "d = json.JSONDecoder()\n"
     "d.decode = f\n"
-    "print(out.count(True), Mine().decode('x'), Own.x, d.decode(), json.loads('[1]'))\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "9 42 1 42 [1]\n",
-            f"library_classes_sealed: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "print(out.count(True), Mine().decode('x'), Own.x, d.decode(), json.loads('[1]'))\n"),
+              "9 42 1 42 [1]\n")
 
 # The job's own classes stay its own after an import that loads new modules (json.tool loads
 # argparse; the seal it triggers walks every class): 853077a sealed them too. The guard's own
 # classes (a proxy module's type) and the library's stay sealed.
-r, rc = codeq_run("strict", "job_classes_writable_after_import", (
+expect_stdout("strict", "job_classes_writable_after_import", (
     "import collections, json\n"
     "class Own:\n    count = 0\n"
     "class Mine(json.JSONDecoder):\n    pass\n"
@@ -419,16 +409,13 @@ r, rc = codeq_run("strict", "job_classes_writable_after_import", (
     "        out.append('WROTE')\n"
     "    except TypeError as e:\n"
     "        out.append('immutable' in str(e))\n"
-    "print(Own.count, Mine().decode('x'), Point(3, 4).norm, out)\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "1 42 25 [True, True]\n",
-            f"job_classes_writable_after_import: {r['status']} {r['stdout']!r} "
-            f"{r.get('stderr', '')[-400:]!r}")
+    "print(Own.count, Mine().decode('x'), Point(3, 4).norm, out)\n"),
+              "1 42 25 [True, True]\n")
 
 # What a failed import raises carries nothing of importlib's: `import random.x` made it read the
 # real random's __path__, and the AttributeError it caught stayed the new error's __context__,
 # its .obj the real module (bypass 161).
-r, rc = codeq_run("strict", "import_errors_fresh", (
+expect_stdout("strict", "import_errors_fresh", (
     "out = []\n"
     "try:\n    import random.codeq_missing\n"
     "except ModuleNotFoundError as e:\n"
@@ -436,31 +423,26 @@ r, rc = codeq_run("strict", "import_errors_fresh", (
     "try:\n    import json.decoder.codeq_missing\n"
     "except ModuleNotFoundError as e:\n"
     "    out.append((e.__context__, e.__cause__, e.name))\n"
-    "print(out)\n"))
-if r:
-    want = ("[(None, None, 'random.codeq_missing', True), "
-            "(None, None, 'json.decoder.codeq_missing')]\n")
-    F.check(r["status"] == "ok" and r["stdout"] == want,
-            f"import_errors_fresh: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "print(out)\n"),
+              ("[(None, None, 'random.codeq_missing', True), "
+               "(None, None, 'json.decoder.codeq_missing')]\n"))
 
 # A proxy's __name__ is its module's, whatever is written to its dict: object.__setattr__ and
 # __delattr__ go past the proxy's own methods, and IMPORT_FROM's fallback reads __name__
 # (bypass 160).
-r, rc = codeq_run("strict", "proxy_name_fixed", (
+expect_stdout("strict", "proxy_name_fixed", (
     "import json\n"
     "out = []\n"
     "for call in (lambda: object.__setattr__(json, '__name__', 'os'),\n"
     "             lambda: object.__delattr__(json, '__name__')):\n"
     "    try:\n        call()\n        out.append('CHANGED')\n"
     "    except AttributeError:\n        out.append('refused')\n"
-    "print(out, json.__name__)\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "['refused', 'refused'] json\n",
-            f"proxy_name_fixed: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-400:]!r}")
+    "print(out, json.__name__)\n"),
+              "['refused', 'refused'] json\n")
 
 # numpy.ma copies the attributes of what it is given (an ndarray subclass's), never a class's
 # namespace: a plain copy of object.__dict__ held object.__getattribute__ as a value (bypass 162).
-r, rc = codeq_run("data", "ma_update_from_instances_only", (
+expect_stdout("data", "ma_update_from_instances_only", (
     "import numpy as np\n"
     "class Tagged(np.ndarray):\n    pass\n"
     "t = np.arange(3.0).view(Tagged)\n"
@@ -468,10 +450,7 @@ r, rc = codeq_run("data", "ma_update_from_instances_only", (
     "m = np.ma.masked_array(t, mask=[0, 1, 0])\n"
     "print(m.sum(), np.ma.sqrt(np.ma.array([4.0, -1.0])).tolist(), m._optinfo.get('tag'))\n"
     "try:\n    m._update_from(object)\n    print('COPIED', len(m._optinfo))\n"
-    "except PermissionError:\n    print('refused')\n"))
-if r:
-    F.check(r["status"] == "ok" and r["stdout"] == "2.0 [2.0, None] kept\nrefused\n",
-            f"ma_update_from_instances_only: {r['status']} {r['stdout']!r} "
-            f"{r.get('stderr', '')[-400:]!r}")
+    "except PermissionError:\n    print('refused')\n"),
+              "2.0 [2.0, None] kept\nrefused\n")
 
 F.finish("validator_guard")
