@@ -96,7 +96,10 @@ def _codeq_ctypes_sealer(immutable):
                   if all(memory[(id(t) + off) // word] == t.__flags__ for t in probes))
 
     def seal_class(cls):
-        memory[(id(cls) + offset) // word] = cls.__flags__ | immutable
+        # The word itself, not cls.__flags__: a job's metaclass could answer that (and did,
+        # with 0, clearing the heap-type flag of its class in exec mode).
+        at = (id(cls) + offset) // word
+        memory[at] = memory[at] | immutable
     return seal_class
 
 

@@ -453,4 +453,18 @@ expect_stdout("data", "ma_update_from_instances_only", (
     "except PermissionError:\n    print('refused')\n"),
               "2.0 [2.0, None] kept\nrefused\n")
 
+# The seal reads and writes a class's real flags: in exec mode it set them from cls.__flags__,
+# which a job's metaclass answered (0: the class lost its heap-type flag and the interpreter
+# aborted). The job's code must not run inside the seal at all.
+expect_stdout("strict", "seal_reads_real_flags", (
+    "class M(type):\n"
+    "    @property\n"
+    "    def __flags__(cls):\n"
+    "        print('ran in the seal')\n"
+    "        return 0\n"
+    "class C(metaclass=M):\n    __module__ = 'json'\n"
+    "import json.tool\n"
+    "print('after import')\n"),
+              "after import\n")
+
 F.finish("validator_guard")
