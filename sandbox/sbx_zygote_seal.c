@@ -12,6 +12,11 @@
  * is the runtime guard's (validator/val_guard.py, _codeq_class_sealer): this is the one step
  * Python code cannot take. A plain interpreter (exec mode) has no such module; the guard
  * sets the same flag word there through ctypes.
+ *
+ * guard_str_format(format, format_map) puts the guard's checked versions of str.format and
+ * str.format_map into str's own dict (a built-in type's, which Python code cannot write), once
+ * per process: later calls fail. Their field names (`{0.__init__.__globals__}`) are attribute
+ * reads by names built at run time, made in C with no audit event (bypasses 23, 24, 81, 82).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,9 +35,32 @@ static PyObject *sbx_seal_class(PyObject *self, PyObject *cls)
     Py_RETURN_TRUE;
 }
 
+static PyObject *sbx_guard_str_format(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    static int done;
+    if (n != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "guard_str_format(format, format_map): two callables");
+        return NULL;
+    }
+    if (done) {
+        PyErr_SetString(PyExc_RuntimeError, "guard_str_format: already done");
+        return NULL;
+    }
+    PyObject *dict = PyUnicode_Type.tp_dict;
+    if (PyDict_SetItemString(dict, "format", args[0]) < 0 ||
+        PyDict_SetItemString(dict, "format_map", args[1]) < 0)
+        return NULL;
+    PyType_Modified(&PyUnicode_Type); /* the method cache, str's and its subclasses' */
+    done = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef sbx_seal_methods[] = {
     {"seal_class", sbx_seal_class, METH_O,
      "seal_class(cls) -> bool: make a class made by Python code immutable."},
+    {"guard_str_format", (PyCFunction)(void (*)(void))sbx_guard_str_format, METH_FASTCALL,
+     "guard_str_format(format, format_map): str's two formatters, once per process."},
     {NULL, NULL, 0, NULL},
 };
 

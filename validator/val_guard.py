@@ -42,19 +42,20 @@ _JOB_FILE = "main.py"
 
 
 def _codeq_class_sealer():
-    """seal(): makes every class made by Python code so far immutable, as built-in types are
-    (sandbox/sbx_zygote_seal.c says why): a walk of every class from object, each heap type
-    not yet immutable given the flag. A zygote sets the flag with its built-in _codeq_seal. A
-    plain interpreter (exec mode) sets the same flag word through ctypes, loaded here, before
-    any of the job's code and before the audit hook, and dropped from sys.modules at once: one
-    array over the address space, made now, so that sealing during the job raises no ctypes
-    event. The word's offset is found, not assumed: the one that holds __flags__ in every type
-    below."""
+    """(seal, guard_str_format). seal(): makes every class made by Python code so far
+    immutable, as built-in types are (sandbox/sbx_zygote_seal.c says why): a walk of every
+    class from object, each heap type not yet immutable given the flag.
+    guard_str_format(format, format_map): puts the guard's two formatters into str's own dict,
+    once. A zygote does both with its built-in _codeq_seal. A plain interpreter (exec mode)
+    writes the same flag word through ctypes, loaded here, before any of the job's code and
+    before the audit hook, and dropped from sys.modules at once: one array over the address
+    space, made now, so that sealing during the job raises no ctypes event. The word's offset
+    is found, not assumed: the one that holds __flags__ in every type below."""
     heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
     try:
-        from _codeq_seal import seal_class
+        from _codeq_seal import seal_class, guard_str_format
     except ImportError:
-        seal_class = _codeq_ctypes_sealer(immutable)
+        seal_class, guard_str_format = _codeq_ctypes_sealer(immutable)
 
     # Read through type's own descriptors: a job's metaclass could answer cls.__flags__ or
     # cls.__module__ with code of its own, run here.
@@ -78,11 +79,12 @@ def _codeq_class_sealer():
         class renamed so is one the job could already write to."""
         name = module_of(cls)
         return type(name) is str and name == "__main__"
-    return seal
+    return seal, guard_str_format
 
 
 def _codeq_ctypes_sealer(immutable):
-    """seal_class(cls) for a plain interpreter: _codeq_class_sealer says how and why."""
+    """(seal_class, guard_str_format) for a plain interpreter: _codeq_class_sealer says how
+    and why."""
     import ctypes
     for name in [n for n in _sys.modules if n == "ctypes" or n.startswith(("ctypes.", "_ctypes"))]:
         del _sys.modules[name]
@@ -100,7 +102,18 @@ def _codeq_ctypes_sealer(immutable):
         # with 0, clearing the heap-type flag of its class in exec mode).
         at = (id(cls) + offset) // word
         memory[at] = memory[at] | immutable
-    return seal_class
+
+    def guard_str_format(format, format_map):
+        # str is immutable only by its flag: cleared for the two writes, set again. Called
+        # once, in the preparation, before any of the job's code.
+        at = (id(str) + offset) // word
+        memory[at] = memory[at] & ~immutable
+        try:
+            type.__setattr__(str, "format", format)
+            type.__setattr__(str, "format_map", format_map)
+        finally:
+            memory[at] = memory[at] | immutable
+    return seal_class, guard_str_format
 
 
 def _codeq_prepare(policy):
@@ -447,6 +460,64 @@ def _codeq_prepare(policy):
     def guarded_hasattr(obj, name):
         check_attr(name)
         return real_hasattr(obj, name)
+
+    import _string
+    parse_format, split_field = _string.formatter_parser, _string.formatter_field_name_split
+    real_format, real_format_map = str.format, str.format_map
+    formats_passed = set()  # templates (exact str) whose every field passed the getattr rules
+
+    def format_fields(template, depth=2):
+        """The attribute names a str.format template reads, its fields' specs included, as
+        deep as CPython's formatter goes (it refuses a third level before reading anything)."""
+        if depth <= 0:
+            return
+        for _text, field, spec, _conversion in parse_format(template):
+            if field is not None:
+                for is_attr, key in split_field(field)[1]:
+                    if is_attr:
+                        yield key
+            if spec and "{" in spec:
+                yield from format_fields(spec, depth - 1)
+
+    def check_format(template):
+        """str.format reads the attributes its fields name (`{0.__init__.__globals__}`): by
+        names in a string, which may be built at run time, in C and with no audit event
+        (bypasses 23, 24, 81, 82). Each must pass the getattr rules, unless the template is a
+        constant of the library code calling (`'{0.__class__.__name__}({0._mapping!r})'` in
+        _collections_abc's MappingView.__repr__): what a library reads with its own template
+        is the library's."""
+        if type(template) is str:
+            if template in formats_passed:
+                return
+            text = template
+        elif isinstance(template, str):
+            text = str.__getitem__(template, slice(None))  # a subclass's real characters
+        else:
+            return  # the real method raises its own TypeError
+        passed = True
+        for name in format_fields(text):
+            if denied_name(name):
+                if not library_constant(template, _sys._getframe(2)):
+                    check_attr(name)
+                passed = False  # the library's, for that caller only: not remembered
+        if passed and len(formats_passed) < 4096:
+            formats_passed.add(text)
+
+    def library_constant(template, frame):
+        code = frame.f_code
+        return library_file(code.co_filename) and any(c is template for c in code.co_consts)
+
+    def guarded_format(self, /, *args, **kwargs):
+        check_format(self)
+        return real_format(self, *args, **kwargs)
+
+    def guarded_format_map(self, mapping, /):
+        check_format(self)
+        return real_format_map(self, mapping)
+
+    for guarded, real in ((guarded_format, real_format), (guarded_format_map, real_format_map)):
+        guarded.__name__, guarded.__qualname__ = real.__name__, real.__qualname__
+        guarded.__doc__, guarded.__module__ = real.__doc__, "builtins"  # pickled by reference
 
     def plain_path(file):
         """The path as an exact str or bytes, asked of the job's object once: a path object's
@@ -954,7 +1025,7 @@ def _codeq_prepare(policy):
                  "dataclasses": harden_dataclasses, "enum": harden_enum, "numpy": harden_numpy,
                  "copy": harden_copy, "contextlib": harden_contextlib, "typing": harden_typing}
 
-    seal = _codeq_class_sealer()
+    seal, guard_str_format = _codeq_class_sealer()
     sealed_at = [0]  # len(sys.modules) at the last seal
 
     def harden():
@@ -992,6 +1063,9 @@ def _codeq_prepare(policy):
     audit, positional_match, library_file, bind, imported_tops = _codeq_audit_hook(  # noqa: F821
         policy, job, denied_name, module_allowed, denied_attrs, refused_names,
         lambda value: swapped(value) is value)
+    guard_str_format(guarded_format, guarded_format_map)
+    swaps[id(real_format)] = (real_format, guarded_format)  # a library's alias, if one ever has it
+    swaps[id(real_format_map)] = (real_format_map, guarded_format_map)
     harden()
     # The proxies of allowed modules already loaded (a zygote's preload) are built here, once,
     # as the job's first imports would build them, instead of in every job (numpy's: ~2 ms).
