@@ -210,8 +210,11 @@ def _codeq_prepare(policy):
     # numpy.distutils and numpy.f2py are build tools: exec_mod_from_location runs a library
     # file as a new module and returns it (rtB 144); numpy.testing hands out the real
     # warnings module (clear_and_catch_warnings()._module, unittest's assertWarns, rtB 142).
+    # logging.config resolves any dotted name with the real __import__ and getattr
+    # (BaseConfigurator.resolve("sys.modules"), a red-team review of 2026-12-06), for a policy
+    # that allows logging.
     never = ("numpy.ctypeslib", "numpy.compat", "numpy.distutils", "numpy.f2py",
-             "numpy.testing")
+             "numpy.testing", "logging.config")
 
     def module_allowed(name):
         return name.partition(".")[0] in allowed and \
@@ -495,11 +498,16 @@ def _codeq_prepare(policy):
         else:
             return  # the real method raises its own TypeError
         passed = True
-        for name in format_fields(text):
-            if denied_name(name):
-                if not library_constant(template, _sys._getframe(2)):
-                    check_attr(name)
-                passed = False  # the library's, for that caller only: not remembered
+        try:
+            for name in format_fields(text):
+                if denied_name(name):
+                    if not library_constant(template, _sys._getframe(2)):
+                        check_attr(name)
+                    passed = False  # the library's, for that caller only: not remembered
+        except ValueError:
+            # Malformed past the fields checked so far: the real method reads only those
+            # before it meets the same error, raised at its own point, with its own message.
+            return
         if passed and len(formats_passed) < 4096:
             formats_passed.add(text)
 
@@ -507,13 +515,15 @@ def _codeq_prepare(policy):
         code = frame.f_code
         return library_file(code.co_filename) and any(c is template for c in code.co_consts)
 
-    def guarded_format(self, /, *args, **kwargs):
-        check_format(self)
-        return real_format(self, *args, **kwargs)
+    def guarded_format(*args, **kwargs):  # CPython's own errors for missing arguments
+        if args:
+            check_format(args[0])
+        return real_format(*args, **kwargs)
 
-    def guarded_format_map(self, mapping, /):
-        check_format(self)
-        return real_format_map(self, mapping)
+    def guarded_format_map(*args):
+        if args:
+            check_format(args[0])
+        return real_format_map(*args)
 
     for guarded, real in ((guarded_format, real_format), (guarded_format_map, real_format_map)):
         guarded.__name__, guarded.__qualname__ = real.__name__, real.__qualname__

@@ -112,6 +112,11 @@ HOSTILE = {
                           "print('GUARD-BYPASSED', '{0:{1.__init__.__globals__}}'.format(1, random.Random))\n",
     "format_str_subclass": "import random\nclass T(str):\n    pass\n"
                            "print('GUARD-BYPASSED', T('{0.__init__.__globals__}').format(random.Random))\n",
+    # logging.config resolves dotted names with the real __import__ and getattr (a red-team
+    # review of the str.format change), for any policy that allows logging.
+    "logging_config_resolve": "import logging.config\n"
+                              "r = logging.config.BaseConfigurator({}).resolve\n"
+                              "print('GUARD-BYPASSED', 'os' in r('sys.modules'))\n",
     "copy_slot_state_defaults": "import copy\ndef f(x=1):\n    return x\ndef g():\n    return f\n"
                                 "class R:\n    def __reduce_ex__(self, proto):\n"
                                 "        return (g, (), (None, {'__def' + 'aults__': (2,)}))\n"
@@ -487,6 +492,24 @@ expect_stdout(guard_only, "format_fields_checked", (
     "log.warning(random.Random)\n"),
               "int|  r|b|5\nKeysView({1: 2}) str.format\n0 7\nWARNING:fine\nTrue\nTrue\n"
               "refused in logging\n")
+
+# A malformed template or a missing argument fails as in plain Python, at the same point (the
+# fields before it read, a __repr__ before it run) and with CPython's own message.
+expect_stdout(guard_only, "format_errors_as_cpython", (
+    "class P:\n    pass\n"
+    "class R:\n    def __repr__(self):\n        print('repr ran')\n        return 'R'\n"
+    "calls = [lambda: '{0.missing} {'.format(P()), lambda: '{0!r} {'.format(R()),\n"
+    "         lambda: '{0[0]x}'.format(P()), lambda: '{0[]}'.format_map({}),\n"
+    "         lambda: str.format(), lambda: str.format_map()]\n"
+    "for call in calls:\n"
+    "    try:\n        call()\n"
+    "    except Exception as e:\n        print(type(e).__name__, e)\n"),
+              "AttributeError 'P' object has no attribute 'missing'\nrepr ran\n"
+              "ValueError Single '{' encountered in format string\n"
+              "TypeError 'P' object is not subscriptable\n"
+              "ValueError Format string contains positional fields\n"
+              "TypeError unbound method str.format() needs an argument\n"
+              "TypeError unbound method str.format_map() needs an argument\n")
 
 # The seal reads and writes a class's real flags: in exec mode it set them from cls.__flags__,
 # which a job's metaclass answered (0: the class lost its heap-type flag and the interpreter
