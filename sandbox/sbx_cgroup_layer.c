@@ -13,8 +13,10 @@
  * pre-forked supervisor before the job arrives, without limits and with nothing in it
  * (sbx_cgroup_ahead); the job's limits are written into it at prepare, before the clone, so
  * it is still one new cgroup per job, limited before anything of the job runs in it. While
- * the job runs, the parent polls its CPU time every SBX_CG_POLL_MS: RLIMIT_CPU is per
- * process, the cgroup's total is the job's.
+ * the job runs, the parent polls its CPU time and ends the job at cpu_ms: RLIMIT_CPU is per
+ * process and counts whole seconds, the cgroup's total is the job's. The cgroup's quota is
+ * one CPU, so the total cannot reach cpu_ms sooner than the time still left to it: the poll
+ * comes every SBX_CG_POLL_MS, and sooner when the job is closer to its limit than that.
  */
 #include "sbx_int.h"
 
@@ -31,7 +33,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-enum { SBX_CG_POLL_MS = 100 };
+enum { SBX_CG_POLL_MS = 100, SBX_CG_POLL_MIN_MS = 2 };
 
 static const sbx_cgroup_ops *sbx_cg_chosen;
 static char sbx_cg_why[200];
@@ -138,13 +140,24 @@ int sbx_cgroup_clone_fd(sbx_proc *p)
     return p->cg && p->cg_ops->clone_fd ? p->cg_ops->clone_fd(p) : -1;
 }
 
+/* The next poll: when the job, at one CPU, could first reach cpu_ms, but at least every
+ * SBX_CG_POLL_MS, and never sooner than SBX_CG_POLL_MIN_MS. */
+static void sbx_cg_next_check(sbx_proc *p, uint64_t now, uint64_t used_ms)
+{
+    uint64_t left = p->limits.cpu_ms > used_ms ? p->limits.cpu_ms - used_ms : 0;
+    uint64_t wait = left < SBX_CG_POLL_MIN_MS ? SBX_CG_POLL_MIN_MS
+                    : left < SBX_CG_POLL_MS  ? left
+                                             : SBX_CG_POLL_MS;
+    p->cg_next_check_ms = now + wait;
+}
+
 static int sbx_cgroup_from_parent(sbx_proc *p)
 {
     if (!p->cg)
         return 0;
     if (!p->res.cgroup_born && p->cg_ops->attach(p) < 0)
         return -1;
-    p->cg_next_check_ms = sbx_now_ms() + SBX_CG_POLL_MS;
+    sbx_cg_next_check(p, sbx_now_ms(), 0);
     return 0;
 }
 
@@ -153,11 +166,15 @@ bool sbx_cgroup_cpu_over(sbx_proc *p)
     uint64_t now = sbx_now_ms(), ns = 0;
     if (!p->cg || !p->cg_next_check_ms || now < p->cg_next_check_ms)
         return false;
-    p->cg_next_check_ms = now + SBX_CG_POLL_MS;
-    /* Past the per-process RLIMIT_CPU (rounded up) and a margin: a single busy process gets
-     * its SIGXCPU first, a job of many is stopped here. */
-    uint64_t limit_ms = ((uint64_t)p->limits.cpu_ms + 999) / 1000 * 1000 + 500;
-    return p->cg_ops->cpu_ns(p, &ns) == 0 && ns > limit_ms * 1000000u;
+    if (p->cg_ops->cpu_ns(p, &ns) < 0) {
+        sbx_cg_next_check(p, now, 0);
+        return false;
+    }
+    uint64_t used_ms = ns / 1000000u;
+    if (used_ms >= p->limits.cpu_ms)
+        return true;
+    sbx_cg_next_check(p, now, used_ms);
+    return false;
 }
 
 static int sbx_cgroup_account(sbx_proc *p)

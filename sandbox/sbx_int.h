@@ -378,6 +378,10 @@ int sbx_net_join(sbx_proc *p);
  * decision sbx_spawn (clone flags) and sbx_net_join must agree on. */
 bool sbx_net_turns(const sbx_proc *p);
 
+/* sbx_rlimits.c: RLIMIT_CPU's soft limit in seconds. Without a cgroup it is the job's CPU bound
+ * (whole seconds, rounded up); with one it is a backstop a second behind the cgroup's exact
+ * bound (sbx_cgroup_cpu_over), so that the job ends at cpu_ms, not at the next whole second. */
+uint64_t sbx_cpu_rlimit_s(const sbx_proc *p);
 /* sbx_rlimits.c: where the host's core_pattern is read (a test points it at a file of its own). */
 extern const char *sbx_core_pattern_path;
 

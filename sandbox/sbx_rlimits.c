@@ -5,9 +5,11 @@
  *   job, which is what users mean. RLIMIT_AS counts address space per process: Python
  *   threads reserve 8 MB stacks each, so at 50 MB it allowed about four threads. It is set
  *   only when there is no memory cgroup (profile "no-cgroup"), to memory_mb as before.
- * - RLIMIT_CPU: soft limit ceil(cpu_ms/1000) s sends SIGXCPU, hard = soft + 1 s sends SIGKILL
- *   to a job that ignores SIGXCPU; both end as SBX_TIMEOUT. Per process, so the cgroup's
- *   total (polled by the parent) is what bounds a job of many processes.
+ * - CPU: the cgroup's total (polled by the parent, sbx_cgroup_cpu_over) ends the job at
+ *   cpu_ms, for one process or many. RLIMIT_CPU counts whole seconds per process: without a
+ *   cgroup it is the bound, soft ceil(cpu_ms/1000) s (SIGXCPU), hard 1 s later (SIGKILL, for
+ *   a job that ignores SIGXCPU); with one it is a backstop one second further on. All of
+ *   them end as SBX_TIMEOUT.
  * - RLIMIT_NPROC (pids): per real uid on the host; each running job has a uid of its own
  *   (sbx_user.c), so it is a per-job bound now, behind the pids cgroup.
  * - RLIMIT_FSIZE (file_mb): writes past it fail with EFBIG (Python ignores SIGXFSZ).
@@ -39,11 +41,16 @@ static int sbx_rlimit(sbx_proc *p, int res, const char *name, rlim_t soft, rlim_
     return 0;
 }
 
+uint64_t sbx_cpu_rlimit_s(const sbx_proc *p)
+{
+    return ((uint64_t)p->limits.cpu_ms + 999) / 1000 + (p->use_cgroup ? 1 : 0);
+}
+
 static int sbx_rlimits_enter_main(sbx_proc *p)
 {
     const sbx_limits *l = &p->limits;
     rlim_t mem = (rlim_t)l->memory_mb << 20;
-    rlim_t cpu = ((rlim_t)l->cpu_ms + 999) / 1000;
+    rlim_t cpu = (rlim_t)sbx_cpu_rlimit_s(p);
     rlim_t fsize = (rlim_t)l->file_mb << 20;
     if (!p->use_cgroup && sbx_rlimit(p, RLIMIT_AS, "RLIMIT_AS", mem, mem) < 0)
         return -1;

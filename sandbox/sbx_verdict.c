@@ -87,7 +87,7 @@ static void sbx_verdict_exit(sbx_proc *p)
     const sbx_limits *l = &p->limits;
     sbx_result *r = &p->res;
     char msg[128];
-    uint64_t cpu_soft_ms = ((uint64_t)l->cpu_ms + 999) / 1000 * 1000;
+    uint64_t cpu_soft_ms = sbx_cpu_rlimit_s(p) * 1000;
     snprintf(msg, sizeof msg, "cpu time limit %u ms exceeded", l->cpu_ms);
     /* 90%: the cgroup's figure runs a little behind the process's own CPU clock, which is
      * what RLIMIT_CPU fires on (measured: 979 ms at a 1 s limit). */

@@ -308,18 +308,32 @@ static void test_busy_loop_timeout(void **state)
 static void test_cpu_limit(void **state)
 {
     (void)state;
+    /* Below a second, and not a whole one: the cgroup's total ends the job at cpu_ms, not at
+     * the next whole second RLIMIT_CPU counts in (it used to run this job to ~1 s). */
     sbx_job j = job_of("while True:\n    pass\n", NULL);
-    j.limits.cpu_ms = 1000;
+    j.limits.cpu_ms = 300;
     j.limits.wall_ms = 10000;
     sbx_result r;
     run_job(&j, &r);
     expect_status(&r, SBX_TIMEOUT);
+    assert_string_equal(r.message, "cpu time limit 300 ms exceeded");
+    assert_int_equal(r.signal, SIGKILL); /* the parent's kill at the limit, not SIGXCPU */
+    assert_true(r.cpu_ms >= 300);
+    if (r.cpu_ms > 300 + 100 * time_scale())
+        print_message("cpu_ms %llu at a 300 ms limit\n", (unsigned long long)r.cpu_ms);
+    assert_true(r.cpu_ms <= 300 + 100 * time_scale());
+    sbx_result_free(&r);
+
+    /* Without a cgroup, RLIMIT_CPU is the bound, in whole seconds: SIGXCPU at 1 s. */
+    sbx_config nocg = g_cfg;
+    nocg.profile = "no-cgroup";
+    j.limits.cpu_ms = 1000;
+    sbx_run(&nocg, &j, &r);
+    expect_status(&r, SBX_TIMEOUT);
     assert_string_equal(r.message, "cpu time limit 1000 ms exceeded");
-    /* The process's own RLIMIT_CPU (SIGXCPU at 1 s) fires first; the cgroup's backstop (SIGKILL
-     * past 1.5 s) and the hard limit (SIGKILL at 2 s) come later, and can overtake it only when
-     * the CPU clock jumps — as it can in the emulated guest (time scale > 1) when its host
-     * starves it (seen once in CI, in the guest: signal 9, the same verdict). There, either
-     * death is the limit working. */
+    /* The hard limit (SIGKILL at 2 s) can overtake SIGXCPU only when the CPU clock jumps, as
+     * it can in the emulated guest (time scale > 1) when its host starves it (seen once in
+     * CI): either death is the limit working. */
     if (time_scale() == 1 || r.signal != SIGKILL)
         assert_int_equal(r.signal, SIGXCPU);
     assert_true(r.wall_ms < 6000 * time_scale());
