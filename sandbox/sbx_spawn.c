@@ -274,9 +274,11 @@ static void sbx_spawn_take_fds(sbx_proc *p)
         int rc = sbx_recv_fds(p->ctl_wr, &tag, fds, &n, MSG_DONTWAIT);
         if (rc < 0 && (errno == EAGAIN || errno == EINTR))
             return;
+        /* ECONNRESET: the main process died with a message of ours unread, as a job killed
+         * at once (wall_ms 1) does; that is its end, as EOF is, not the sandbox's failure. */
         if (rc <= 0) {
             p->ctl_eof = true;
-            if (rc < 0)
+            if (rc < 0 && errno != ECONNRESET)
                 sbx_fail(p, errno, "recvmsg(control: the main process's descriptors)");
             return;
         }
