@@ -110,20 +110,26 @@ const char *wrk_limit_name(size_t i)
     return i < n ? limit_fields[i].name : NULL;
 }
 
-/* A limit's value. JSON Schema's integer is any number without a fraction, so 2500.0 (as
- * Python writes timeout * 1000) and 1e3 are integers too, as schemas/ validates them. */
-static bool limit_value(const json_t *v, uint32_t *out)
+/* A limit's value: 0, or -1 when it is not a positive integer, 1 when it is one too large to
+ * be any limit (sbx_limits_check says the same of one above the operator's maximum). JSON
+ * Schema's integer is any number without a fraction, so 2500.0 (as Python writes timeout *
+ * 1000) and 1e3 are integers too, as schemas/ validates them. */
+static int limit_value(const json_t *v, uint32_t *out)
 {
     if (json_is_integer(v)) {
         json_int_t i = json_integer_value(v);
-        if (i < 1 || i > UINT32_MAX) return false;
+        if (i < 1) return -1;
+        if (i > UINT32_MAX) return 1;
         *out = (uint32_t)i;
-        return true;
+        return 0;
     }
     double d = json_is_real(v) ? json_real_value(v) : 0;
-    if (!(d >= 1 && d <= UINT32_MAX) || (double)(uint32_t)d != d) return false;
+    if (!(d >= 1)) return -1;
+    /* From 2^53 on every double is whole; below, the cast to 64 bits is defined. */
+    if (d < 9007199254740992.0 && d != (double)(int64_t)d) return -1;
+    if (d > UINT32_MAX) return 1;
     *out = (uint32_t)d;
-    return true;
+    return 0;
 }
 
 static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char *why,
@@ -137,8 +143,13 @@ static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char
     json_object_foreach(lim, key, v) {
         uint32_t *field = wrk_limit_field(out, key);
         if (!field) return fail(why, whylen, "unknown limit '%s'", key);
-        if (!limit_value(v, field))
-            return fail(why, whylen, "limits.%s must be a positive integer", key);
+        int rc = limit_value(v, field);
+        if (rc < 0) return fail(why, whylen, "limits.%s must be a positive integer", key);
+        if (rc > 0) {
+            sbx_limits max = c->max;
+            snprintf(why, whylen, "limits.%s above maximum %u", key, *wrk_limit_field(&max, key));
+            return -1;
+        }
     }
     return sbx_limits_check(out, &c->max, why, whylen);
 }
@@ -170,14 +181,9 @@ static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *
 static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *why,
                          size_t whylen)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach(root, key, v) {
-        const char *const *f = job_fields;
-        while (*f && strcmp(*f, key) != 0) f++;
-        if (!*f) return fail(why, whylen, "unknown field '%s'", key);
-    }
-    /* metadata first: an invalid job still gets it echoed in its result. */
+    /* reply_to and metadata before anything else can fail: an invalid job is still answered
+     * on its reply_to, with its metadata. */
+    if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0) return -1;
     json_t *md = json_object_get(root, "metadata");
     if (md) {
         char *s = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -189,7 +195,13 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
             return fail(why, whylen, "metadata is nested deeper than %s levels", "64");
         job->metadata = md;
     }
-    if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0) return -1;
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        const char *const *f = job_fields;
+        while (*f && strcmp(*f, key) != 0) f++;
+        if (!*f) return fail(why, whylen, "unknown field '%s'", key);
+    }
     json_t *code = json_object_get(root, "code");
     if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
     job->code = json_string_value(code);
@@ -278,6 +290,10 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     job->root = root;
     job->id = json_string_value(id);
     if (overflow) {
+        /* Answered on its reply_to all the same (a string the re-read left as it was); its
+         * metadata may be where the number was, so it is not echoed. */
+        if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0)
+            return -1;
         snprintf(why, whylen, "a number in the job does not fit in 64 bits (line %d, column %d)",
                  jerr.line, jerr.column);
         return -1;

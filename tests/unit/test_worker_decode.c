@@ -74,7 +74,14 @@ static void test_invalid_cases(void **st)
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":2500.5}}", true, "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":0.0}}", true, "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":-1e3}}", true, "positive integer");
+    /* Whole but too large for any limit: said as the operator's maximum is. */
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":4294967296.0}}", true,
+                "limits.wall_ms above maximum 60000");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":9223372036854775807}}",
+                true, "limits.wall_ms above maximum 60000");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"cpu_ms\":1e300}}", true,
+                "limits.cpu_ms above maximum 60000");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall_ms\":4294967296.5}}", true,
                 "positive integer");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"memory_mb\":99999}}", true, "memory_mb");
     /* Below these the interpreter cannot start: the client's mistake, answered invalid. */
@@ -113,6 +120,51 @@ static void test_invalid_cases(void **st)
 
 /* The job's tmpfs holds its files, main.py and the runtime guard, each in whole pages: a job
  * whose files fit only without the other two is invalid here, not an ENOSPC at staging. */
+/* An invalid job is answered where its author listens, with what it asked to have echoed:
+ * reply_to and metadata are taken before any other field can fail. */
+static void test_invalid_keeps_reply_to_and_metadata(void **st)
+{
+    (void)st;
+    static const char *const jobs[] = {
+        "{\"id\":\"e\",\"code\":\"x\",\"bogus\":1,\"reply_to\":\"codeq.reply.a\",\"metadata\":{\"t\":1}}",
+        "{\"bogus\":1,\"id\":\"e\",\"metadata\":{\"t\":1},\"reply_to\":\"codeq.reply.a\"}",
+        "{\"id\":\"e\",\"code\":1,\"reply_to\":\"codeq.reply.a\",\"metadata\":{\"t\":1}}",
+        "{\"id\":\"e\",\"code\":\"x\",\"limits\":{\"wall\":1},\"reply_to\":\"codeq.reply.a\","
+        "\"metadata\":{\"t\":1}}",
+    };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        wrk_job j;
+        char why[256] = "";
+        assert_int_equal(decode(jobs[i], &j, why), -1);
+        assert_non_null(j.reply_to);
+        assert_string_equal(j.reply_to, "codeq.reply.a");
+        assert_non_null(j.metadata);
+        wrk_job_free(&j);
+    }
+    /* Metadata too deep is not echoed, but the answer still goes to the reply_to. */
+    char deep[512];
+    int n = snprintf(deep, sizeof deep, "{\"id\":\"d\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
+                     "\"metadata\":");
+    for (int k = 0; k < 70; k++) deep[n++] = '[';
+    for (int k = 0; k < 70; k++) deep[n++] = ']';
+    snprintf(deep + n, sizeof deep - (size_t)n, "}");
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode(deep, &j, why), -1);
+    assert_non_null(strstr(why, "nested deeper"));
+    assert_non_null(j.reply_to);
+    assert_null(j.metadata);
+    wrk_job_free(&j);
+    /* A number past 64 bits: answered on the reply_to, its metadata not echoed. */
+    const char *big = "{\"id\":\"b\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
+                      "\"metadata\":{\"n\":123456789012345678901234567890}}";
+    assert_int_equal(decode(big, &j, why), -1);
+    assert_non_null(strstr(why, "does not fit"));
+    assert_non_null(j.reply_to);
+    assert_null(j.metadata);
+    wrk_job_free(&j);
+}
+
 static void test_files_fill_tmpfs(void **st)
 {
     (void)st;
@@ -358,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_nul_characters),
         cmocka_unit_test(test_big_numbers),
         cmocka_unit_test(test_metadata_depth),
+        cmocka_unit_test(test_invalid_keeps_reply_to_and_metadata),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_sha256),
     };
