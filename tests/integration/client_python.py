@@ -148,6 +148,18 @@ try:
                 "a file inside another file was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", metadata={"x": float("nan")}) is not None,
                 "NaN in metadata (not JSON: the job could not be read) was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", metadata={"k\0": 1}) is not None,
+                "a NUL character in a metadata key (dead-lettered) was not refused before sending")
+        deep = []
+        for _ in range(64):
+            deep = [deep]
+        F.check(raises(ValueError, c.submit, "print(1)", metadata=deep) is not None,
+                "metadata 65 levels deep was not refused before sending")
+        F.check(raises(ValueError, c.submit, "print(1)", job_id="") is not None,
+                "an empty job id was replaced, not refused")
+        # a job larger than the producer may send: the client's own error, not confluent-kafka's
+        e = raises(CodeqError, c.run, "print(1)", stdin="s" * (1 << 20))
+        F.check(e is not None and "not sent" in str(e), f"a job too large to send: {e!r}")
         # metadata is bounded in UTF-8 bytes, as the worker counts: 12,000 bytes of Cyrillic go
         wide = {"t": "\u0436" * 6000}
         r = c.run("print(5)", metadata=wide)

@@ -131,17 +131,27 @@ class Core:
 
     # -- jobs ----------------------------------------------------------------------------
     def produce(self, job: dict, on_done: Callable[[Optional[KafkaError]], None]) -> None:
-        """Queue a job; on_done(None or error) runs on the delivery thread."""
-        self.watch(job["id"])
+        """Queue a job; on_done(None or error) runs on the delivery thread. A job the producer
+        refuses at once (larger than the broker takes, say) raises CodeqError, not watched."""
         value = json.dumps(job, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-        for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
-            try:
-                self.producer.produce(self.jobs_topic, key=job["id"].encode(), value=value,
-                                      on_delivery=lambda err, _msg: on_done(err))
-                return
-            except BufferError:
-                time.sleep(0.05)
-        raise CodeqError("codeq: the producer's queue stayed full for 10 s")
+        self.watch(job["id"])
+        try:
+            for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
+                try:
+                    self.producer.produce(self.jobs_topic, key=job["id"].encode(), value=value,
+                                          on_delivery=lambda err, _msg: on_done(err))
+                    return
+                except BufferError:
+                    time.sleep(0.05)
+            raise CodeqError("codeq: the producer's queue stayed full for 10 s")
+        except KafkaException as e:
+            self.forget(job["id"])
+            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            raise CodeqError(f"codeq: job {job['id']!r} ({len(value)} bytes) was not sent: "
+                             f"{err.str() if err else e}") from e
+        except BaseException:
+            self.forget(job["id"])
+            raise
 
     def _delivery_loop(self) -> None:
         while not self._stop.is_set():

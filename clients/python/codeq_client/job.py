@@ -17,6 +17,7 @@ LIMITS = frozenset({"wall_ms", "cpu_ms", "memory_mb", "pids", "output_bytes", "f
                     "io_write_bps", "io_read_iops", "io_write_iops"})
 MAX_FILES = 64
 MAX_METADATA = 16384
+MAX_METADATA_DEPTH = 64  # lists and dicts, as the worker counts them
 RESERVED = frozenset({"main.py", "_codeq_prelude.py"})  # the job's program and the guard's
 
 Files = Union[Mapping[str, Union[str, bytes]], list]
@@ -35,9 +36,10 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
         raise TypeError("code must be a str")
     if "\0" in code:
         raise ValueError("code contains a NUL character, which Python source cannot")
-    job: dict = {"id": job_id or new_id(), "code": code}
-    if any(ord(c) < 32 or ord(c) == 127 for c in job["id"]) or len(job["id"]) > 256:
-        raise ValueError(f"job id {job['id']!r}: at most 256 characters, no control characters")
+    job: dict = {"id": new_id() if job_id is None else job_id, "code": code}
+    if not isinstance(job["id"], str) or not 1 <= len(job["id"]) <= 256 or \
+            any(ord(c) < 32 or ord(c) == 127 for c in job["id"]):
+        raise ValueError(f"job id {job['id']!r}: 1-256 characters, no control characters")
     if stdin is not None:
         job["stdin"] = stdin.decode() if isinstance(stdin, bytes) else stdin
     if files:
@@ -45,7 +47,7 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
     if limits:
         job["limits"] = _limits(limits)
     if metadata is not None:
-        _no_big_ints(metadata)
+        _check_metadata(metadata, 1)
         try:  # NaN and the infinities are not JSON: the worker could not even read the job's id
             encoded = json.dumps(metadata, separators=(",", ":"), ensure_ascii=False,
                                  allow_nan=False).encode()
@@ -84,12 +86,21 @@ def _files(files: Files) -> list:
     return out
 
 
-def _no_big_ints(v: Any) -> None:
-    """The worker reads integers as 64-bit: a larger one makes the job invalid."""
+def _check_metadata(v: Any, depth: int) -> None:
+    """What the worker cannot take in metadata: integers past 64 bits (the job is invalid),
+    lists and dicts nested more than MAX_METADATA_DEPTH deep (invalid: it echoes metadata to
+    readers that may give up earlier), a NUL character in a key (its JSON parser cannot read
+    the job at all: dead-lettered)."""
     if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63:
         raise ValueError(f"metadata: {v} does not fit in 64 bits (send it as a string)")
-    for x in v.values() if isinstance(v, Mapping) else v if isinstance(v, (list, tuple)) else ():
-        _no_big_ints(x)
+    if not isinstance(v, (Mapping, list, tuple)):
+        return
+    if depth > MAX_METADATA_DEPTH:
+        raise ValueError(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
+    if isinstance(v, Mapping) and any(isinstance(k, str) and "\0" in k for k in v):
+        raise ValueError("metadata: a key with a NUL character (the worker cannot read it)")
+    for x in v.values() if isinstance(v, Mapping) else v:
+        _check_metadata(x, depth + 1)
 
 
 def _limits(limits: Mapping[str, int]) -> dict:
