@@ -47,8 +47,27 @@ static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int3
     return e;
 }
 
-static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *topic, char *err,
-                                  size_t errlen)
+/* The topic's metadata, or NULL with why: a topic that does not exist is refused here, not
+ * created by the first produce on a broker that creates topics on use (a misspelt
+ * --jobs-topic would get a topic no worker reads, and the job no answer). */
+static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what,
+                                                 const char *topic, char *err, size_t errlen)
+{
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(k, topic, NULL);
+    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(k, 0, t, &md, 10000) : rd_kafka_last_error();
+    if (t) rd_kafka_topic_destroy(t);
+    if (!e && md->topic_cnt == 1 && !md->topics[0].err) return md;
+    snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic,
+             rd_kafka_err2str(e ? e : md->topics[0].err),
+             !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
+                 ? " (codeq topics creates codeq's topics)" : "");
+    if (md) rd_kafka_metadata_destroy(md);
+    return NULL;
+}
+
+static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *what, const char *topic,
+                                  char *err, size_t errlen)
 {
     char kerr[256];
     rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
@@ -61,15 +80,9 @@ static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *topic, ch
         snprintf(err, errlen, "codeq: submit: consumer: %s", kerr);
         return NULL;
     }
-    const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(k, topic, NULL);
-    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 0, t, &md, 10000);
-    rd_kafka_topic_destroy(t);
-    if (e || md->topic_cnt != 1 || md->topics[0].err) {
-        snprintf(err, errlen, "codeq: submit: metadata for %s: %s", topic,
-                 rd_kafka_err2str(e ? e : md->topics[0].err));
-        goto fail;
-    }
+    rd_kafka_resp_err_t e;
+    const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, err, errlen);
+    if (!md) goto fail;
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
     for (int i = 0; i < md->topics[0].partition_cnt; i++) {
         int64_t hi;
@@ -140,13 +153,21 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, p
     char err[512], kerr[256];
     wrk_delivery d = {0};
     rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, sizeof err);
-    if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, sizeof err) < 0) goto fail;
+    if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, sizeof err) < 0 ||
+        wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, sizeof err) < 0)
+        goto fail;
     rd_kafka_conf_set_dr_msg_cb(conf, wrk_publish_dr_cb);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
     if (!p) {
         snprintf(err, sizeof err, "codeq: submit: producer: %s", kerr);
         goto fail;
     }
+    const rd_kafka_metadata_t *md = topic_metadata(p, "jobs topic", o->jobs_topic, err, sizeof err);
+    if (!md) {
+        rd_kafka_destroy(p);
+        goto fail;
+    }
+    rd_kafka_metadata_destroy(md);
     int rc = 0;
     for (int i = 0; i < pd->n && rc == 0; i++) {
         pd->ids[i] = new_id(files[i]);
@@ -279,7 +300,8 @@ int cmd_submit(int argc, char **argv)
         fprintf(stderr, "codeq: submit: %d of %d files could not be sent as jobs; nothing was sent\n",
                 unread, pd.n);
         rc = 2;
-    } else if (!(k = results_reader(&o, reply_to ? reply_to : o.results_topic, err, sizeof err))) {
+    } else if (!(k = results_reader(&o, reply_to ? "reply topic" : "results topic",
+                                     reply_to ? reply_to : o.results_topic, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
     } else if (produce_jobs(&o, argv + optind, codes, &pd, jin, jreply) == 0) {
         fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %u s\n", pd.n,

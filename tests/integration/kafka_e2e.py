@@ -239,6 +239,19 @@ try:
             f"submit of a file whose name is not UTF-8: rc {p.returncode} {got} {p.stderr[-300:]!r}")
     shutil.rmtree(odd.parent, ignore_errors=True)
 
+    # A misspelt jobs topic is refused before anything is sent: on this broker, which creates
+    # topics on use, the first produce made the topic and the job waited for an answer that
+    # could never come.
+    typo = T["jobs"] + "-typo"
+    p = run(["submit", "-b", BROKERS, "--timeout", "5", *TOPIC_ARGS, "--jobs-topic", typo,
+             str(CASES / "ok_hello.py")], timeout=60)
+    listed = subprocess.run(["kcat", "-b", BROKERS, "-L"], capture_output=True, text=True,
+                            timeout=30).stdout
+    created = f'topic "{typo}" with' in listed
+    F.check(p.returncode != 0 and f"jobs topic {typo}" in p.stderr and "Unknown topic" in p.stderr
+            and not created, f"submit to a misspelt jobs topic: rc {p.returncode} "
+            f"{p.stderr[-300:]!r}, topic created: {created}")
+
     # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
     ages = []
     for _ in range(3):
