@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -149,6 +150,59 @@ int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg)
             return 0;
         }
     fprintf(stderr, "codeq: %s: --isolation: exec or zygote, not '%s'\n", cmd, arg);
+    return -1;
+}
+
+static bool cgroup_path_ok(const char *p)
+{
+    if (*p == '/') p++;
+    if (!*p) return false;
+    for (const char *s = p; *s;) {
+        size_t n = strcspn(s, "/");
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += n + (s[n] == '/');
+        if (s[-1] == '/' && !*s) return false; /* a trailing '/' leaves an empty part */
+    }
+    return true;
+}
+
+int cli_sandbox_opt(sbx_config *c, const char *cmd, const char *flag, const char *arg)
+{
+    struct stat st;
+    if (!strcmp(flag, "sandbox-profile")) {
+        for (const char *const *k = sbx_profiles; *k; k++)
+            if (!strcmp(arg, *k)) {
+                c->profile = *k;
+                wrk_result_profile(*k);
+                return 0;
+            }
+        fprintf(stderr, "codeq: %s: --sandbox-profile: full, no-cgroup or no-seccomp, not '%s'\n",
+                cmd, arg);
+    } else if (!strcmp(flag, "python")) {
+        if (arg[0] == '/' && stat(arg, &st) == 0 && S_ISREG(st.st_mode) && access(arg, X_OK) == 0) {
+            c->python = arg;
+            return 0;
+        }
+        fprintf(stderr, "codeq: %s: --python %s: not an executable file given by its absolute "
+                "path\n", cmd, arg);
+    } else if (!strcmp(flag, "work-root")) {
+        if (arg[0] == '/') {
+            c->work_root = arg;
+            return 0;
+        }
+        fprintf(stderr, "codeq: %s: --work-root '%s': must be an absolute path\n", cmd, arg);
+    } else if (!strcmp(flag, "cgroup-parent")) {
+        if (cgroup_path_ok(arg)) {
+            c->cgroup_parent = arg;
+            return 0;
+        }
+        fprintf(stderr, "codeq: %s: --cgroup-parent '%s': a path under each cgroup hierarchy's "
+                "root, like codeq or system.slice/codeq, without empty, '.' or '..' parts\n",
+                cmd, arg);
+    } else {
+        fprintf(stderr, "codeq: %s: --%s: not a sandbox option\n", cmd, flag);
+    }
     return -1;
 }
 

@@ -46,6 +46,12 @@ int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
 /* --isolation NAME: one of the sandbox's (sbx_isolations). Prints "codeq: CMD: ..."; -1 if
  * unknown. */
 int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg);
+/* The sandbox's paths and profile, checked as they are read (before Kafka or the host is
+ * touched): --sandbox-profile one of sbx_profiles, --python an executable file, --work-root an
+ * absolute path, --cgroup-parent a path under each hierarchy's root (no empty, '.' or '..'
+ * part; a leading '/' says the same). flag is the option's name without "--". Prints
+ * "codeq: CMD: --FLAG ..."; -1 on bad input. */
+int cli_sandbox_opt(sbx_config *c, const char *cmd, const char *flag, const char *arg);
 /* --zygote-start-ms N, at most 10 minutes: -1 with a message on bad input. */
 int cli_zygote_start_opt(sbx_config *c, const char *arg);
 /* --uid-base N / --uid-count N: the host uids jobs run as, uid_base .. uid_base + uid_count - 1

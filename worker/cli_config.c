@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "wrk_internal.h"
@@ -73,6 +74,12 @@ static int add_setting(cli_args *a, const struct option *lo, const char *name, c
 static int from_file(cli_args *a, const struct option *lo, const char *path)
 {
     FILE *f = fopen(path, "r");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes a directory */
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
     if (!f) {
         fprintf(stderr, "codeq: config: %s: %s\n", path, strerror(errno));
         return -1;
@@ -92,6 +99,10 @@ static int from_file(cli_args *a, const struct option *lo, const char *path)
         }
         *eq = '\0';
         rc = add_setting(a, lo, trim(s), trim(eq + 1), src);
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "codeq: config: %s: %s\n", path, strerror(errno));
+        rc = -1;
     }
     fclose(f);
     return rc;

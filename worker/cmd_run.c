@@ -23,7 +23,9 @@ static const char run_help[] =
     "  --output-bytes N     cap per output stream (default 65536)\n"
     "  --io-read-bps N      bytes/s read from the host's disks (default 52428800);\n"
     "                       also --io-write-bps, --io-read-iops, --io-write-iops\n"
-    "  --python PATH        interpreter to run (default /usr/bin/python3)\n"
+    "  --python PATH        interpreter to run in exec mode (default /usr/bin/python3); a\n"
+    "                       zygote runs the libpython codeq is built with (3.11) and only\n"
+    "                       reports PATH as sys.executable\n"
     "  --policy FILE|NAME   validator policy file or profile: strict (default), data\n"
     "  --sandbox-profile P  sandbox profile: full (default), or on purpose a weaker\n"
     "                       no-cgroup or no-seccomp (stated in the result)\n"
@@ -166,10 +168,10 @@ static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
     wrk_execute(c, s, strlen(s), NULL, &o, &dead, why, sizeof why);
     free(s);
     sbx_zygote_shutdown(); /* zygote mode: gone before we are, not left to PDEATHSIG */
-    if (dead) {
+    if (dead) { /* only what the command line gave can make it unreadable: --id */
         fprintf(stderr, "codeq: run: %s\n", why);
         wrk_outcome_free(&o);
-        return 1;
+        return 2;
     }
     if (as_json && with_audit) {
         json_t *both = json_pack("{s:O, s:O}", "result", o.result, "audit", o.audit);
@@ -221,7 +223,9 @@ int cmd_run(int argc, char **argv)
         case 'a': with_audit = true; break;
         case 's': stdin_path = optarg; break;
         case 'i': id = optarg; break;
-        case 'p': c.sandbox.python = optarg; break;
+        case 'p':
+            if (cli_sandbox_opt(&c.sandbox, "run", "python", optarg) < 0) goto out;
+            break;
         case 'I':
             if (cli_isolation_opt(&c.sandbox, "run", optarg) < 0) goto out;
             break;
@@ -230,8 +234,7 @@ int cmd_run(int argc, char **argv)
             if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) goto out;
             break;
         case 'S':
-            c.sandbox.profile = optarg;
-            wrk_result_profile(optarg);
+            if (cli_sandbox_opt(&c.sandbox, "run", "sandbox-profile", optarg) < 0) goto out;
             break;
         case 'P':
             val_policy_free(policy);

@@ -32,7 +32,9 @@ static const char worker_help[] =
     "      --grace-ms N          on SIGTERM, time for running jobs to finish (20000)\n"
     "      --policy FILE|NAME    validator policy: a JSON file (schemas/policy.schema.json)\n"
     "                            or a built-in profile, strict (default) or data\n"
-    "      --python PATH         interpreter for jobs (default /usr/bin/python3)\n"
+    "      --python PATH         interpreter for jobs in exec mode (default /usr/bin/python3);\n"
+    "                            a zygote runs the libpython codeq is built with (3.11)\n"
+    "                            and only reports PATH as sys.executable\n"
     "      --work-root DIR       parent of per-job working directories (default /tmp/codeq)\n"
     "      --cgroup-parent NAME  parent of the job cgroups (default codeq); workers in\n"
     "                            different pid namespaces on one host need their own\n"
@@ -331,7 +333,13 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         case 'w': s.worker_id = optarg; break;
         case OPT_HEARTBEAT: c.heartbeat_path = optarg; break;
         case OPT_REPLY_PREFIX: c.reply_prefix = optarg; break;
-        case OPT_HTTP: c.http_addr = optarg; break;
+        case OPT_HTTP:
+            if (wrk_http_check(optarg, err, sizeof err) < 0) {
+                fprintf(stderr, "%s\n", err);
+                goto bad;
+            }
+            c.http_addr = optarg;
+            break;
         case OPT_AUDIT_CODE:
             if (strcmp(optarg, "full") && strcmp(optarg, "hash")) {
                 fprintf(stderr, "codeq: worker: --audit-code %s: expected full or hash\n", optarg);
@@ -343,7 +351,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         case OPT_LOG_LEVEL: s.log_level = optarg; break;
         case OPT_CONFIG: break; /* read by cli_args_build */
         case OPT_PRINT_CONFIG: print = true; break;
-        case 'p': c.sandbox.python = optarg; break;
+        case 'p':
+            if (cli_sandbox_opt(&c.sandbox, "worker", "python", optarg) < 0) goto bad;
+            break;
         case 'P':
             /* Loaded once for the process; a bad policy stops the worker before any job. */
             val_policy_free(*policy);
@@ -354,8 +364,12 @@ static int worker_main(int argc, char **argv, val_policy **policy)
             c.policy = *policy;
             s.policy = optarg;
             break;
-        case 'r': c.sandbox.work_root = optarg; break;
-        case 'C': c.sandbox.cgroup_parent = optarg; break;
+        case 'r':
+            if (cli_sandbox_opt(&c.sandbox, "worker", "work-root", optarg) < 0) goto bad;
+            break;
+        case 'C':
+            if (cli_sandbox_opt(&c.sandbox, "worker", "cgroup-parent", optarg) < 0) goto bad;
+            break;
         case OPT_UID_BASE:
         case OPT_UID_COUNT:
             if (cli_uid_opt(&c.sandbox, opt == OPT_UID_BASE ? "uid-base" : "uid-count",
@@ -370,8 +384,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
             if (cli_zygote_start_opt(&c.sandbox, optarg) < 0) goto bad;
             break;
         case 'S':
-            c.sandbox.profile = optarg;
-            wrk_result_profile(optarg);
+            if (cli_sandbox_opt(&c.sandbox, "worker", "sandbox-profile", optarg) < 0) goto bad;
             break;
         case 'h': fputs(worker_help, stdout); return 0;
         default: fputs(worker_help, stderr); return 2;

@@ -81,6 +81,14 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, 
     }
     memcpy(host, addr, hl);
     host[hl] = '\0';
+    /* getaddrinfo takes any number as a service and wraps it (99999 listened on 34463), and
+     * port 0 would listen where nobody knows to scrape */
+    char *end;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (*end || colon[1] < '0' || colon[1] > '9' || port < 1 || port > 65535) {
+        snprintf(err, errlen, "codeq: config: http=%s: the port must be 1-65535", addr);
+        return -1;
+    }
     struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
                              .ai_socktype = SOCK_STREAM}, *res;
     int rc = getaddrinfo(host, colon + 1, &hints, &res);
@@ -91,6 +99,12 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, 
     memcpy(ss, res->ai_addr, res->ai_addrlen);
     freeaddrinfo(res);
     return 0;
+}
+
+int wrk_http_check(const char *addr, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    return parse_addr(addr, &ss, err, errlen);
 }
 
 /* libmicrohttpd's own complaints (a client that broke off, accept failing) go to the log. */
@@ -109,9 +123,10 @@ int wrk_http_start(const char *addr, char *err, size_t errlen)
      * with many slots holds many descriptors */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    /* The logger first: libmicrohttpd warns about any option before it. */
     daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
-                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
     if (!daemon_) {

@@ -32,6 +32,8 @@ bool wrk_metrics_ready(char *why, size_t whylen);
 /* HTTP endpoint (wrk_http.c): /metrics, /healthz, /readyz on "ADDR:PORT" ("[::1]:9100" for
  * IPv6); NULL addr: nothing. 0 started, -1 with err. */
 int wrk_http_start(const char *addr, char *err, size_t errlen);
+/* Whether addr is such an "ADDR:PORT" (port 1-65535), without listening: -1 with err. */
+int wrk_http_check(const char *addr, char *err, size_t errlen);
 void wrk_http_stop(void);
 
 #endif

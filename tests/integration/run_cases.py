@@ -163,6 +163,12 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["run", "--id", os.fsdecode(b"id\xff"), str(CASES / "ok_hello.py")], timeout=60)
     F.check(p.returncode == 2 and "the job id is not valid UTF-8" in p.stderr,
             f"run --id not UTF-8: rc {p.returncode} {p.stderr!r}")
+    # usage errors exit 2, as --help says: an empty id, an unknown profile, a missing interpreter
+    for bad, want in ((["--id", ""], "job id must be a string of 1-256 characters"),
+                      (["--sandbox-profile", "weak"], "--sandbox-profile: full, no-cgroup or"),
+                      (["--python", "/nonexistent/python3"], "--python /nonexistent/python3: not")):
+        p = run(["run", *bad, str(CASES / "ok_hello.py")], timeout=60)
+        F.check(p.returncode == 2 and want in p.stderr, f"run {bad}: rc {p.returncode} {p.stderr!r}")
     p = run(["run", "--input", os.fsdecode(b"in\xff=") + odd, str(CASES / "ok_hello.py")], timeout=60)
     F.check(p.returncode == 2 and "--input NAME is not valid UTF-8" in p.stderr,
             f"run --input NAME not UTF-8: rc {p.returncode} {p.stderr!r}")

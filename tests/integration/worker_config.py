@@ -127,6 +127,33 @@ p = worker("--config", str(bad), "--print-config")
 F.check(p.returncode == 2 and "line 1" in p.stderr, f"malformed line: {p.returncode} {p.stderr!r}")
 p = worker("--config", str(TMP / "nope.conf"), "--print-config")
 F.check(p.returncode == 2 and "nope.conf" in p.stderr, f"missing config file: {p.stderr!r}")
+p = worker("--config", str(TMP), "--print-config")  # fopen() takes a directory; reading fails
+F.check(p.returncode == 2 and f"{TMP}: Is a directory" in p.stderr,
+        f"a directory as the config file: {p.returncode} {p.stderr!r}")
+# Values that used to pass --print-config and fail only after the worker reached Kafka (or
+# never: a port past 65535 wrapped around, a cgroup parent with '..' left its hierarchy).
+for flag, value, want in [
+        ("--sandbox-profile", "weak", "--sandbox-profile: full, no-cgroup or no-seccomp, not 'weak'"),
+        ("--http", "127.0.0.1:99999", "http=127.0.0.1:99999: the port must be 1-65535"),
+        ("--http", "127.0.0.1:0", "the port must be 1-65535"),
+        ("--http", "foo", "http=foo: not ADDR:PORT"),
+        ("--cgroup-parent", "../escape", "--cgroup-parent '../escape': a path under"),
+        ("--cgroup-parent", "", "--cgroup-parent '': a path under"),
+        ("--cgroup-parent", "a//b", "--cgroup-parent 'a//b'"),
+        ("--work-root", "relative", "--work-root 'relative': must be an absolute path"),
+        ("--work-root", "", "must be an absolute path"),
+        ("--python", "/nonexistent/python3", "--python /nonexistent/python3: not an executable"),
+        ("--python", str(conf), "not an executable file")]:
+    p = worker(flag, value, "--print-config")
+    F.check(p.returncode == 2 and want in p.stderr, f"{flag} {value!r}: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_SANDBOX_PROFILE": "weak"})
+F.check(p.returncode == 2 and "sandbox-profile=weak (from CODEQ_SANDBOX_PROFILE)" in p.stderr,
+        f"a bad profile from the environment names its source: {p.stderr!r}")
+s = settings(worker("--cgroup-parent", "/system.slice/codeq", "--http", "[::1]:9100",
+                    "--sandbox-profile", "no-seccomp", "--print-config"))
+F.check(s.get("cgroup-parent") == ("/system.slice/codeq", "command line") and
+        s.get("http") == ("[::1]:9100", "command line") and
+        s.get("sandbox-profile", ("",))[0] == "no-seccomp", f"good values: {s}")
 p = worker("--print-config", env={"CODEQ_KAFKA_NO_SUCH_THING": "1"})
 F.check(p.returncode == 2 and "kafka.no.such.thing=1 (from CODEQ_KAFKA_NO_SUCH_THING)" in p.stderr,
         f"unknown librdkafka property: {p.returncode} {p.stderr!r}")

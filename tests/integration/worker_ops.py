@@ -107,6 +107,9 @@ def check_json_log(path):
             f"one dead_lettered warn line with its offset: {dead}")
     F.check(any(r.get("event") == "rebalance" and "assigned partitions [" in r["message"]
                 for r in recs), "assignment logged (substring greps still work)")
+    # libmicrohttpd warned on every start with --http when its logger was not its first option
+    F.check(not [r for r in recs if r.get("event") == "http_error"],
+            f"http_error lines: {[r['message'] for r in recs if r.get('event') == 'http_error']}")
 
 
 def check_log_formats(st):
