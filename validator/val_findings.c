@@ -23,6 +23,13 @@ void val_utf8_trim(char *s) {
     if (lead >= 0x80 && n - (i - 1) < want) s[i - 1] = '\0';
 }
 
+const char *const val_rule_ids[] = {
+    "attr-denied", "builtin-ref", "call-denied", "dunder-attr", "dunder-name", "format-attr",
+    "format-dynamic", "getattr-dynamic", "getattr-private", "import-denied", "import-relative",
+    "import-star", "introspection-attr", "limit-bytes", "limit-nodes", "match-positional",
+    "module-attr-denied", "module-escape", "module-private", "private-attr", "syntax",
+    "too-deep", NULL};
+
 static void vadd(val_ctx *c, const char *rule, int line, int col, int end_line, int end_col,
                  const char *fmt, va_list ap) {
     if (val_rule_disabled(c->policy, rule)) return; /* the operator turned this rule off */

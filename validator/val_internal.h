@@ -159,6 +159,9 @@ const char *val_guard_audit_source(size_t *len); /* val_guard_audit.py, put befo
 int val_policy_prepare(val_policy *p);
 void val_policy_release_py(val_policy *p);
 int val_rule_disabled(const val_policy *p, const char *rule);
+/* val_findings.c: every rule id a finding can carry (NULL-terminated); a policy may disable
+ * only these (test_rule_ids_complete checks the list against the rule files). */
+extern const char *const val_rule_ids[];
 /* 1 when the node (an expression) is a module the program bound by import; *name is the
  * module's name (borrowed). 0 when not, -1 with a Python error set. */
 int val_module_of(val_ctx *c, PyObject *node, PyObject **name);

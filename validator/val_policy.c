@@ -237,9 +237,16 @@ static int parse_root(val_policy *p, json_t *root, const char *origin, char *err
     if (dis && strv(dis, 2, &p->disabled, &p->ndisabled, origin, "disabled_rules", err,
                     errlen) < 0)
         return fail(err, errlen, origin, "%s must be an array of rule ids", "disabled_rules");
-    for (size_t i = 0; i < p->ndisabled; i++)
+    for (size_t i = 0; i < p->ndisabled; i++) {
         if (strcmp(p->disabled[i], "syntax") == 0)
             return fail(err, errlen, origin, "%s cannot disable 'syntax'", "disabled_rules");
+        /* A misspelt id would disable nothing, silently. */
+        size_t k = 0;
+        while (val_rule_ids[k] && strcmp(val_rule_ids[k], p->disabled[i]) != 0) k++;
+        if (!val_rule_ids[k])
+            return fail(err, errlen, origin, "disabled_rules: '%s' is not a rule id (see "
+                        "docs/validator.md)", p->disabled[i]);
+    }
     if (parse_attrs(&p->attrs, &p->nattrs, json_object_get(root, "module_attributes"),
                     "module_attributes", origin, err, errlen) < 0 ||
         parse_attrs(&p->deny, &p->ndeny, json_object_get(root, "denied_attributes"),

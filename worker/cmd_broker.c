@@ -170,7 +170,11 @@ int cmd_broker(int argc, char **argv)
         int k = cli_kafka_opt(opt, optarg, &o);
         if (k < 0) return 2;
         if (k > 0) continue;
-        if (opt == 'p' && cli_uint("port", optarg, &port) == 0 && port < 65536) continue;
+        if (opt == 'p' && cli_uint("port", optarg, &port) == 0) {
+            if (port >= 1 && port <= 65535) continue;
+            fprintf(stderr, "codeq: broker: --port %u: 1-65535\n", port);
+            return 2;
+        }
         if (opt == 'n' && cli_uint("partitions", optarg, &parts) == 0) continue;
         if (opt == 'h') { fputs(broker_help, stdout); return 0; }
         fputs(broker_help, stderr);

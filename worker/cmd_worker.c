@@ -213,23 +213,28 @@ static int fit_limits(wrk_config *c)
         wrk_logx(WRK_LOG_WARN, "record_budget", NULL,
                  "worker: record size: %s; using the producer's message.max.bytes", note);
     c->result_max_bytes = budget;
-    sbx_limits builtin;
+    sbx_limits builtin, builtin_def;
     sbx_limits_max(&builtin);
-    struct { const char *name; uint32_t *max, *def, built; } l[] = {
-        {"output_bytes", &c->max.output_bytes, &c->defaults.output_bytes, builtin.output_bytes},
+    sbx_limits_default(&builtin_def);
+    struct { const char *name; uint32_t *max, *def, built, built_def; } l[] = {
+        {"output_bytes", &c->max.output_bytes, &c->defaults.output_bytes, builtin.output_bytes,
+         builtin_def.output_bytes},
         {"artifact_bytes", &c->max.artifact_bytes, &c->defaults.artifact_bytes,
-         builtin.artifact_bytes},
+         builtin.artifact_bytes, builtin_def.artifact_bytes},
     };
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
-        if (*l[i].max <= budget) continue;
-        if (*l[i].max != l[i].built) {
+        /* The operator's own figure is refused, not lowered behind their back; only the
+         * built-in ones are lowered (said in the record_budget line below). */
+        bool def_over = *l[i].def > budget && *l[i].def != l[i].built_def;
+        if (def_over || (*l[i].max > budget && *l[i].max != l[i].built)) {
             wrk_logx(WRK_LOG_ERROR, "config_error", NULL,
-                     "codeq: --limit-max %s=%u: a result record carries at most %zu bytes "
+                     "codeq: --limit-%s %s=%u: a result record carries at most %zu bytes "
                      "(message.max.bytes / max.message.bytes); raise those or lower the limit",
-                     l[i].name, *l[i].max, budget);
+                     def_over ? "default" : "max", l[i].name, def_over ? *l[i].def : *l[i].max,
+                     budget);
             return -1;
         }
-        *l[i].max = (uint32_t)budget;
+        if (*l[i].max > budget) *l[i].max = (uint32_t)budget;
         if (*l[i].def > *l[i].max) *l[i].def = *l[i].max;
     }
     wrk_logx(WRK_LOG_INFO, "record_budget", NULL,

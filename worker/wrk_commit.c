@@ -393,7 +393,7 @@ static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t err
         if (!retry) return -1;
         if (i < 3 || i % 5 == 0)
             wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL,
-                     "worker: %s (retrying, %lu s so far)", err, (unsigned long)((now - t0) / 1000));
+                     "%s (retrying, %lu s so far)", err, (unsigned long)((now - t0) / 1000));
         sleep_ms(1000);
         if (at_start && wrk_stop_requested()) return -1; /* err: the last failure */
     }

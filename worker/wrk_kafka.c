@@ -118,6 +118,12 @@ static int create_result(rd_kafka_event_t *ev, char *err, size_t errlen)
 {
     size_t n = 0;
     const rd_kafka_CreateTopics_result_t *res = rd_kafka_event_CreateTopics_result(ev);
+    /* A request that failed as a whole (no broker reached in the timeout) is a result with no
+     * topics in it and the error on the event: not a success with nothing to report. */
+    if (res && rd_kafka_event_error(ev)) {
+        snprintf(err, errlen, "codeq: kafka: CreateTopics: %s", rd_kafka_event_error_string(ev));
+        return -1;
+    }
     if (!res) {
         snprintf(err, errlen, "codeq: kafka: CreateTopics: %s", rd_kafka_event_error_string(ev));
         return -1;

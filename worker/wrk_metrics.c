@@ -348,7 +348,9 @@ bool wrk_metrics_ready(char *why, size_t whylen)
     pthread_mutex_lock(&mu);
     if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting");
     else if (m.fatal) snprintf(why, whylen, "fatal Kafka error: cannot produce");
-    else if (m.leaving) snprintf(why, whylen, "leaving the group");
+    /* From the signal on, not from when the loop has let its running jobs finish: a stopping
+     * worker takes no more jobs. */
+    else if (m.leaving || wrk_stop_requested()) snprintf(why, whylen, "leaving the group");
     else if (m.host_fault) snprintf(why, whylen, "the sandbox cannot run jobs here: %s", m.host_why);
     else if (!m.assigned_once) snprintf(why, whylen, "waiting for the group's first assignment");
     else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partitions", m.partitions) > 0;

@@ -15,6 +15,7 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -108,7 +109,17 @@ def drain_case():
         return
     time.sleep(1)  # inside the drain
     t0 = time.monotonic()
-    rc = s.stop("w1", grace=BOUND_S + SLACK_S)
+    w1 = s.workers["w1"]
+    w1.send_signal(signal.SIGTERM)
+    # /readyz says the worker is leaving from the signal on, not once its jobs are done
+    ready = http_get(metrics.replace("/metrics", "/readyz"))
+    F.check(ready[0] == 503 and "leaving" in ready[1], f"drain: /readyz after SIGTERM: {ready}")
+    try:
+        rc = w1.wait(timeout=BOUND_S + SLACK_S)
+    except subprocess.TimeoutExpired:
+        w1.kill()
+        w1.wait()
+        rc = None
     took = time.monotonic() - t0
     said = '"event":"stop_timeout"' in log.read_text(errors="replace")
     print(f"{NAME}: drain: SIGTERM during a revoke's drain: exit {rc} after {took:.1f} s", flush=True)

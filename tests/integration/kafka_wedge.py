@@ -68,6 +68,12 @@ try:
             timeout=60)
     F.check(p.returncode == 2 and "output_bytes=4000000" in p.stderr and "carries at most" in p.stderr,
             f"--limit-max above the record budget: exit {p.returncode}: {p.stderr[-300:]}")
+    # and a --limit-default above it too: it used to be lowered to the budget without a word
+    p = run(["worker", "-b", kt.BROKERS, "--limit-default", "output_bytes=4000000", *s.topic_args],
+            timeout=60)
+    F.check(p.returncode == 2 and "--limit-default output_bytes=4000000" in p.stderr
+            and "carries at most" in p.stderr,
+            f"--limit-default above the record budget: exit {p.returncode}: {p.stderr[-300:]}")
     s.produce_jobs(jobs + after, partition=0)
     bombs = []
     for mb in (60, 200):

@@ -145,6 +145,7 @@ F.check(p.returncode == 1 and "call-denied" in p.stdout, f"human rejected: rc {p
 import base64  # noqa: E402
 import os  # noqa: E402
 import tempfile  # noqa: E402
+import time  # noqa: E402
 with tempfile.TemporaryDirectory() as tmp:
     raw = os.path.join(os.fsencode(tmp), b"odd\xff\x01name.py")
     with open(raw, "w") as f:
@@ -163,6 +164,13 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["run", "--id", os.fsdecode(b"id\xff"), str(CASES / "ok_hello.py")], timeout=60)
     F.check(p.returncode == 2 and "the job id is not valid UTF-8" in p.stderr,
             f"run --id not UTF-8: rc {p.returncode} {p.stderr!r}")
+    # No broker at the address: topics says so (it used to report topics created without
+    # leaders, after twice the time)
+    t0 = time.monotonic()
+    p = run(["topics", "-b", "127.0.0.1:1", "--jobs-topic", "t-unreachable.jobs"], timeout=120)
+    F.check(p.returncode == 1 and "CreateTopics: " in p.stderr and "without leaders" not in p.stderr
+            and time.monotonic() - t0 < 50, f"topics, no broker: rc {p.returncode} "
+            f"{time.monotonic() - t0:.0f} s {p.stderr[-300:]!r}")
     # usage errors exit 2, as --help says: an empty id, an unknown profile, a missing interpreter
     for bad, want in ((["--id", ""], "job id must be a string of 1-256 characters"),
                       (["--sandbox-profile", "weak"], "--sandbox-profile: full, no-cgroup or"),

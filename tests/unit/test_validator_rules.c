@@ -321,6 +321,8 @@ static void test_policy_errors(void **state) {
         {"{\"name\": \"x\", \"modules\": [\"os; import\"]}", "not a Python name"},
         {"{\"name\": \"x\"}", "modules is required"},
         {"{\"name\": \"x\", \"modules\": [], \"disabled_rules\": [\"syntax\"]}", "syntax"},
+        {"{\"name\": \"x\", \"modules\": [], \"disabled_rules\": [\"dunder-atr\"]}",
+         "disabled_rules: 'dunder-atr' is not a rule id"},
         {"{\"name\": \"x\", \"modules\": [], \"files\": \"all\"}", "files must be"},
         {"{\"name\": \"x\", \"modules\": [], \"limits\": {\"max_nodes\": 0}}", "max_nodes"},
         {"{\"name\": \"x\", \"modules\": [], \"name\": \"y\"}", "duplicate"},
@@ -337,6 +339,39 @@ static void test_policy_errors(void **state) {
     char err[256] = "";
     assert_null(val_policy_load("/nonexistent/policy.json", err, sizeof err));
     assert_non_null(strstr(err, "No such file"));
+}
+
+/* val_rule_ids, which a policy's disabled_rules is checked against, names every rule id the
+ * rule files report: each `val_add(c, "ID"` and `val_add_at(c, "ID"` in validator/. */
+static void test_rule_ids_complete(void **state) {
+    (void)state;
+    const char *dir = getenv("CODEQ_SOURCE_DIR");
+    assert_non_null(dir);
+    static const char *const files[] = {"val_findings.c", "val_modules.c", "val_parse.c",
+                                        "val_policy.c", "val_python.c", "val_rules_call.c",
+                                        "val_rules_import.c", "val_rules_names.c", NULL};
+    int found = 0;
+    for (size_t i = 0; files[i]; i++) {
+        char path[512], line[1024];
+        snprintf(path, sizeof path, "%s/validator/%s", dir, files[i]);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        while (fgets(line, sizeof line, f)) {
+            for (const char *at = line; (at = strstr(at, "val_add")) != NULL; at++) {
+                const char *q = strstr(at, "(c, \"");
+                if (!q || q - at > 10) continue; /* "val_add_at" */
+                char id[64];
+                if (sscanf(q + 5, "%63[a-z-]", id) != 1) continue;
+                size_t k = 0;
+                while (val_rule_ids[k] && strcmp(val_rule_ids[k], id) != 0) k++;
+                if (!val_rule_ids[k]) print_message("%s: rule id %s is not in val_rule_ids\n", files[i], id);
+                assert_non_null(val_rule_ids[k]);
+                found++;
+            }
+        }
+        fclose(f);
+    }
+    assert_true(found >= 22); /* the scan found the calls at all */
 }
 
 static void test_profiles_match_files(void **state) {
@@ -446,6 +481,7 @@ int main(void) {
         cmocka_unit_test(test_hiding_places),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_disabled_rules),
+        cmocka_unit_test(test_rule_ids_complete),
         cmocka_unit_test(test_policy_errors),
         cmocka_unit_test(test_profiles_match_files),
         cmocka_unit_test(test_guard_source),
