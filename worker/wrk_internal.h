@@ -47,7 +47,9 @@ typedef struct {
 } wrk_log_ctx;
 /* format: "json" or "text" (NULL: unchanged, text at first); level: debug|info|warn|error. */
 int wrk_log_setup(const char *format, const char *level, char *err, size_t errlen);
-bool wrk_log_is_json(void);
+/* Whether librdkafka's own log lines go through this log (a worker, either format) or to
+ * stderr as librdkafka writes them (the one-shot commands). */
+bool wrk_log_owns_kafka(void);
 void wrk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void wrk_logx(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, const char *fmt,
               ...) __attribute__((format(printf, 4, 5)));

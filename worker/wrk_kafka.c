@@ -105,7 +105,7 @@ rd_kafka_conf_t *wrk_kafka_conf(const wrk_kafka_opts *o, char *err, size_t errle
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (wrk_kafka_set(conf, "bootstrap.servers", o->brokers, err, errlen) < 0) goto fail;
     if (wrk_kafka_set(conf, "client.id", "codeq", err, errlen) < 0) goto fail;
-    if (wrk_log_is_json()) rd_kafka_conf_set_log_cb(conf, wrk_log_kafka);
+    if (wrk_log_owns_kafka()) rd_kafka_conf_set_log_cb(conf, wrk_log_kafka);
     for (int i = 0; i < o->nprops; i++)
         if (wrk_kafka_set(conf, o->props[i][0], o->props[i][1], err, errlen) < 0) goto fail;
     return conf;

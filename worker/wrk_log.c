@@ -15,6 +15,13 @@ static bool log_json;
 static wrk_log_level log_min = WRK_LOG_INFO;
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
 
+static bool log_set_up;
+
+bool wrk_log_owns_kafka(void)
+{
+    return log_set_up;
+}
+
 int wrk_log_setup(const char *format, const char *level, char *err, size_t errlen)
 {
     if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
@@ -22,6 +29,7 @@ int wrk_log_setup(const char *format, const char *level, char *err, size_t errle
         return -1;
     }
     if (format) log_json = strcmp(format, "json") == 0;
+    log_set_up = true;
     if (!level) return 0;
     for (int i = 0; i < 4; i++)
         if (strcmp(level, level_names[i]) == 0) {
@@ -30,11 +38,6 @@ int wrk_log_setup(const char *format, const char *level, char *err, size_t errle
         }
     snprintf(err, errlen, "codeq: config: log-level=%s: debug, info, warn or error", level);
     return -1;
-}
-
-bool wrk_log_is_json(void)
-{
-    return log_json;
 }
 
 static void emit(const char *line)

@@ -128,6 +128,14 @@ def check_log_formats(st):
     F.check(p.returncode == 2 and rec.get("level") == "error" and
             rec.get("event") == "config_error" and "output_bytes=4000000" in rec.get("message", ""),
             f"json format, an error at start: {p.returncode} {last!r}")
+    # librdkafka's own lines in the text format too, not in its raw %3|... form
+    p = kt.subprocess.run([kt.BIN, "worker", "-b", "127.0.0.1:1", *st.topic_args, "--log-format",
+                           "text", "--limit-max", "output_bytes=4000000"], capture_output=True,
+                          text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    F.check(p.returncode == 2 and any(" codeq: kafka: " in ln for ln in lines)
+            and not any(ln.startswith("%") for ln in lines),
+            f"text format, librdkafka's lines: {p.returncode} {lines[:3]!r}")
     for flag, bad in (("--log-format", "xml"), ("--log-level", "loud")):
         p = kt.subprocess.run(args[:4] + [flag, bad], capture_output=True, text=True, timeout=60)
         F.check(p.returncode == 2 and f"{flag[2:]}={bad}" in p.stderr,
