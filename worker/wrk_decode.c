@@ -178,23 +178,30 @@ static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *
     return 0;
 }
 
+/* Kept only when it may be echoed: an invalid job's result carries it too. */
+static int decode_metadata(json_t *md, wrk_job *job, char *why, size_t whylen)
+{
+    if (!md) return 0;
+    char *s = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY);
+    size_t n = s ? strlen(s) : 0;
+    free(s);
+    if (n > JOB_MAX_METADATA)
+        return fail(why, whylen, "metadata is larger than %s bytes once encoded", "16384");
+    if (nested_deeper(md, JOB_MAX_METADATA_DEPTH))
+        return fail(why, whylen, "metadata is nested deeper than %s levels", "64");
+    job->metadata = md;
+    return 0;
+}
+
 static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *why,
                          size_t whylen)
 {
-    /* reply_to and metadata before anything else can fail: an invalid job is still answered
-     * on its reply_to, with its metadata. */
+    /* metadata and reply_to, each taken if it is good, before anything else can fail: an
+     * invalid job is still answered on its reply_to, with its metadata. */
+    char md_why[128];
+    int md = decode_metadata(json_object_get(root, "metadata"), job, md_why, sizeof md_why);
     if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0) return -1;
-    json_t *md = json_object_get(root, "metadata");
-    if (md) {
-        char *s = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY);
-        size_t n = s ? strlen(s) : 0;
-        free(s);
-        if (n > JOB_MAX_METADATA)
-            return fail(why, whylen, "metadata is larger than %s bytes once encoded", "16384");
-        if (nested_deeper(md, JOB_MAX_METADATA_DEPTH))
-            return fail(why, whylen, "metadata is nested deeper than %s levels", "64");
-        job->metadata = md;
-    }
+    if (md < 0) return fail(why, whylen, "%s", md_why);
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {

@@ -155,6 +155,13 @@ static void test_invalid_keeps_reply_to_and_metadata(void **st)
     assert_non_null(j.reply_to);
     assert_null(j.metadata);
     wrk_job_free(&j);
+    /* A reply_to that is not allowed: answered on the results topic, its metadata echoed. */
+    assert_int_equal(decode("{\"id\":\"r\",\"code\":\"x\",\"reply_to\":\"billing.events\","
+                            "\"metadata\":{\"t\":1}}", &j, why), -1);
+    assert_non_null(strstr(why, "reply_to"));
+    assert_null(j.reply_to);
+    assert_non_null(j.metadata);
+    wrk_job_free(&j);
     /* A number past 64 bits: answered on the reply_to, its metadata not echoed. */
     const char *big = "{\"id\":\"b\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
                       "\"metadata\":{\"n\":123456789012345678901234567890}}";
