@@ -111,8 +111,12 @@ def drain_case():
     t0 = time.monotonic()
     w1 = s.workers["w1"]
     w1.send_signal(signal.SIGTERM)
-    # /readyz says the worker is leaving from the signal on, not once its jobs are done
-    ready = http_get(metrics.replace("/metrics", "/readyz"))
+    # /readyz says the worker is leaving from the signal on, not once its jobs are done (the
+    # 40 s jobs keep it running far past this loop; the loop only waits for the signal's handler)
+    ready = (0, "")
+    while time.monotonic() - t0 < 2 and not (ready[0] == 503 and "leaving" in ready[1]):
+        ready = http_get(metrics.replace("/metrics", "/readyz"))
+        time.sleep(0.05)
     F.check(ready[0] == 503 and "leaving" in ready[1], f"drain: /readyz after SIGTERM: {ready}")
     try:
         rc = w1.wait(timeout=BOUND_S + SLACK_S)
