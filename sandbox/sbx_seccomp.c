@@ -10,7 +10,8 @@
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
  * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core); locks and inode watches,
  * channels between jobs through the inodes they share, do nothing or get EPERM
- * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code). Anything else ends the
+ * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code); huge pages of the host's
+ * hugetlb pool, which no memory cgroup counts, get EPERM (sbx_sc_hugetlb). Anything else ends the
  * whole job: an unexpected call is either an attack or a gap in this list, and either way a
  * clear seccomp_violation naming the call beats a mysterious errno. personality() other than
  * the default persona or the query is such a call, and so is any call of another architecture
@@ -46,6 +47,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -274,6 +276,26 @@ static int sbx_sc_own_code(scmp_filter_ctx c)
     return rc;
 }
 
+/* Huge pages of the host's hugetlb pool are charged to no memory cgroup (v1 has a hugetlb
+ * controller of its own, which codeq does not use; v2 charges them only with the
+ * memory_hugetlb_accounting mount option): a job that maps them holds host memory beyond its
+ * memory limit, can take the whole pool from the host's users of it, and tells other jobs how
+ * much of it is left (a channel). So asking for them gets EPERM: mmap with MAP_HUGETLB,
+ * memfd_create with MFD_HUGETLB, shmget with SHM_HUGETLB. Transparent huge pages are ordinary
+ * memory, charged like any other, and stay allowed. */
+static int sbx_sc_hugetlb(scmp_filter_ctx c)
+{
+    int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
+                              SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_HUGETLB, MAP_HUGETLB));
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_HUGETLB, MFD_HUGETLB));
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmget), 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, SHM_HUGETLB, SHM_HUGETLB));
+    return rc;
+}
+
 /* ioctl: EPERM for TIOCSTI in the low 32 bits. */
 static int sbx_sc_ioctl(scmp_filter_ctx c)
 {
@@ -430,7 +452,8 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
     } rules[] = {{sbx_sc_ioctl, "ioctl rules"},   {sbx_sc_clone, "clone rules"},
                  {sbx_sc_sockets, "socket rules"}, {sbx_sc_signals, "SIGSYS rules"},
                  {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "core dump rules"},
-                 {sbx_sc_shared_inodes, "lock rules"}, {sbx_sc_own_code, "memfd/prctl rules"}};
+                 {sbx_sc_shared_inodes, "lock rules"}, {sbx_sc_own_code, "memfd/prctl rules"},
+                 {sbx_sc_hugetlb, "hugetlb rules"}};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < SBX_SC_N(rules); i++)
         if ((rc = rules[i].add(c)) < 0)
