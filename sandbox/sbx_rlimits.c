@@ -23,6 +23,12 @@
  *   dumpable process. A zygote job is never dumpable (sbx_user.c, sbx_seccomp.c), but execve
  *   makes a process dumpable again whatever it was, so an exec-mode job is refused while the
  *   host's core_pattern is a socket (checked per job: the pattern can change at any time).
+ * - What the worker's host allows its own processes is not the job's: a service unit with
+ *   LimitNICE, LimitRTPRIO or LimitMEMLOCK=infinity would hand a job a higher priority than
+ *   the worker's (RLIMIT_NICE), pinned pages of the host's page cache that no cgroup charges
+ *   to it (mlock of /usr's libraries: RLIMIT_MEMLOCK) or whatever the host's queues allow. So
+ *   these are fixed for every job: NICE and RTPRIO 0, MEMLOCK 64 KiB (as nsjail), MSGQUEUE
+ *   the kernel's own default for a user (800 KiB), SIGPENDING 1024 queued signals.
  * Hard limits equal soft ones (except CPU); the job, without capabilities, cannot raise them.
  */
 #include "sbx_int.h"
@@ -46,6 +52,24 @@ uint64_t sbx_cpu_rlimit_s(const sbx_proc *p)
     return ((uint64_t)p->limits.cpu_ms + 999) / 1000 + (p->use_cgroup ? 1 : 0);
 }
 
+/* The limits that are the same for every job, whatever the host gives the worker. */
+static int sbx_rlimits_fixed(sbx_proc *p)
+{
+    static const struct {
+        int res;
+        const char *name;
+        rlim_t value;
+    } fixed[] = {{RLIMIT_NICE, "RLIMIT_NICE", 0},
+                 {RLIMIT_RTPRIO, "RLIMIT_RTPRIO", 0},
+                 {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", 64 << 10},
+                 {RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE", 819200},
+                 {RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", 1024}};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (sbx_rlimit(p, fixed[i].res, fixed[i].name, fixed[i].value, fixed[i].value) < 0)
+            return -1;
+    return 0;
+}
+
 static int sbx_rlimits_enter_main(sbx_proc *p)
 {
     const sbx_limits *l = &p->limits;
@@ -60,7 +84,7 @@ static int sbx_rlimits_enter_main(sbx_proc *p)
         sbx_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", l->open_files, l->open_files) < 0 ||
         sbx_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 1, 1) < 0)
         return -1;
-    return 0;
+    return sbx_rlimits_fixed(p);
 }
 
 const char *sbx_core_pattern_path = "/proc/sys/kernel/core_pattern";

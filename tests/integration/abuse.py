@@ -72,6 +72,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import secrets
 import subprocess
 import sys
@@ -120,6 +121,20 @@ if ISOLATION == "zygote":
 PROFILE = os.environ.get("ABUSE_SANDBOX_PROFILE", "full")
 if PROFILE != "full":
     POLICY = POLICY + ["--sandbox-profile", PROFILE]
+
+# A permissive host, as a service unit with LimitNICE=-20, LimitRTPRIO, LimitMEMLOCK=infinity
+# gives the worker: every case runs under it, and what a job may do must not come from it
+# (93_host_rlimits). `codeq run` and its zygote inherit the runner's limits. Raising a hard
+# limit needs CAP_SYS_RESOURCE (the cgroup v2 guest's root has it; this VM's root does not),
+# so without it each soft limit goes up to its hard one (here MEMLOCK 8 MB, SIGPENDING ~96k).
+for _res, _value in ((resource.RLIMIT_NICE, 40), (resource.RLIMIT_RTPRIO, 99),
+                     (resource.RLIMIT_MEMLOCK, resource.RLIM_INFINITY),
+                     (resource.RLIMIT_MSGQUEUE, resource.RLIM_INFINITY),
+                     (resource.RLIMIT_SIGPENDING, 1 << 20)):
+    try:
+        resource.setrlimit(_res, (_value, _value))
+    except ValueError:
+        resource.setrlimit(_res, (resource.getrlimit(_res)[1],) * 2)
 
 
 def parse_header(text):
