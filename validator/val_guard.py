@@ -772,16 +772,36 @@ def _codeq_prepare(policy):
         # MaskedArray._update_from(obj) copies obj.__dict__ into plain dicts the job reads
         # (m._optinfo, m._basedict). Given a class, that is its raw namespace: the slot wrapper
         # object.__getattribute__ as a value reads any attribute by a name built at run time
-        # (bypass 162, the class of 107, 111 and 136 in another library). An instance's
-        # attributes are copied as before; no class's or module's namespace is.
-        real_update = vars(core.MaskedArray)["_update_from"]
+        # (bypass 162, the class of 107, 111 and 136 in another library). Judged by what
+        # __dict__ gives, read once, not by the type of obj: an alias forwards the read to its
+        # origin (type(list[int])(object, int), a bound method made of a class: bypass 163).
+        # The library's steps, with every attribute of obj read once; an instance's
+        # attributes are copied as before, no class's or module's namespace is.
+        ma_type, ndarray = core.MaskedArray, numpy.ndarray
 
         def _update_from(self, obj):
-            if isinstance(obj, (type, module_type)):
-                raise PermissionError("codeq guard: numpy.ma does not copy the namespace of a "
-                                      f"class or module under policy {policy['name']}")
-            return real_update(self, obj)
+            baseclass = type(obj) if isinstance(obj, ndarray) else ndarray
+            optinfo = {}
+            optinfo.update(real_getattr(obj, "_optinfo", {}))
+            optinfo.update(real_getattr(obj, "_basedict", {}))
+            if not isinstance(obj, ma_type):
+                attrs = real_getattr(obj, "__dict__", {})
+                if isinstance(obj, (type, module_type)) or not isinstance(attrs, dict) or \
+                        any(attrs is vars(m) for m in list(_sys.modules.values())
+                            if isinstance(m, module_type)):
+                    raise PermissionError("codeq guard: numpy.ma does not copy the namespace "
+                                          f"of a class or module under policy {policy['name']}")
+                optinfo.update(attrs)
+            fields = dict(_fill_value=real_getattr(obj, "_fill_value", None),
+                          _hardmask=real_getattr(obj, "_hardmask", False),
+                          _sharedmask=real_getattr(obj, "_sharedmask", False),
+                          _isfield=real_getattr(obj, "_isfield", False),
+                          _baseclass=real_getattr(obj, "_baseclass", baseclass),
+                          _optinfo=optinfo, _basedict=optinfo)
+            self.__dict__.update(fields)
+            self.__dict__.update(optinfo)
 
+        _update_from.__doc__ = vars(ma_type)["_update_from"].__doc__
         type.__setattr__(core.MaskedArray, "_update_from", _update_from)
 
     def harden_dataclasses(dc):
