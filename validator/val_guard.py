@@ -362,11 +362,16 @@ def _codeq_prepare(policy):
         # job's __import__) proxied all of numpy.core: ~1.7 ms and ~330 page faults a job.
         parts = name.split(".")
         names = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-        names += [f"{name}.{x}" for x in extra if isinstance(x, str) and f"{name}.{x}" in _sys.modules]
+        names += [f"{name}.{x}" for x in extra if type(x) is str and f"{name}.{x}" in _sys.modules]
         for full in names:
             parent, _, leaf = full.rpartition(".")
-            if not module_allowed(full):
-                continue  # `from numpy import ctypeslib`: the job's fromlist names it
+            if not module_allowed(full) or private_part(full):
+                # `from numpy import ctypeslib`: the job's fromlist names it. A private
+                # submodule is its package's inside, never a proxy's attribute: linked from a
+                # fromlist (`__import__("numpy", fromlist=["__config__"])`, refused only
+                # afterwards by from_view), `import numpy.__config__ as c` found it on the
+                # numpy proxy (bypass 164; 145 was the import itself).
+                continue
             if parent and parent in _sys.modules and full in _sys.modules:
                 only = restricted.get(parent)
                 if only is not None and leaf not in only:

@@ -290,19 +290,34 @@ expect_stdout(guard_numpy, "late_links", (
               ("45\nprivate refused\nTrue 17.0\n"
                "True numpy.polynomial.hermite\n"))
 
+def expect_numpy_refused(cases, use):
+    """Each program (then `use`) fails with the guard's error or a missing attribute."""
+    for name, src in cases.items():
+        r, rc = codeq_run(guard_numpy, name, src + use)
+        if r:
+            err = r.get("stderr") or ""
+            F.check(MARK not in r["stdout"] and r["status"] == "error" and
+                    ("codeq guard" in err or "has no attribute" in err),
+                    f"{name}: {r['status']} {r['stdout']!r} {err[-300:]!r}")
+
+
 # numpy.ctypeslib's ctypes types lead to py_object and Union (bypass 123): no route gives the
 # job the module, not even IMPORT_FROM's fallback to sys.modules when the proxy lacks it.
-for name, src in {"ctypeslib_import": "import numpy.ctypeslib as c\n",
-                  "ctypeslib_from": "from numpy import ctypeslib as c\n",
-                  "ctypeslib_getattr": "import numpy\nc = getattr(numpy, 'ctypes' + 'lib')\n",
-                  "ctypeslib_dunder_import": "c = __import__('numpy.ctypes' + 'lib', "
-                                             "fromlist=['c_intp'])\nc = c.ctypeslib\n"}.items():
-    r, rc = codeq_run(guard_numpy, name, src + "print('GUARD-BYPASSED', c.c_intp)\n")
-    if r:
-        err = r.get("stderr") or ""
-        F.check(MARK not in r["stdout"] and r["status"] == "error" and
-                ("codeq guard" in err or "has no attribute" in err),
-                f"{name}: {r['status']} {r['stdout']!r} {r.get('stderr', '')[-300:]!r}")
+expect_numpy_refused({"ctypeslib_import": "import numpy.ctypeslib as c\n",
+                      "ctypeslib_from": "from numpy import ctypeslib as c\n",
+                      "ctypeslib_getattr": "import numpy\nc = getattr(numpy, 'ctypes' + 'lib')\n",
+                      "ctypeslib_dunder_import": "c = __import__('numpy.ctypes' + 'lib', "
+                                                 "fromlist=['c_intp'])\nc = c.ctypeslib\n"},
+                     "print('GUARD-BYPASSED', c.c_intp)\n")
+
+# A fromlist is linked onto the package's proxy before from_view checks its names: never a
+# private submodule (bypass 164: fromlist=["__config__"], then IMPORT_FROM found it).
+expect_numpy_refused({"private_fromlist_dunder": "try:\n    __import__('numpy', "
+                                                 "fromlist=['__config__'])\n"
+                                                 "except AttributeError:\n    pass\n"
+                                                 "import numpy.__config__ as c\n",
+                      "private_fromlist_underscore": "from numpy.core import _internal as c\n"},
+                     "print('GUARD-BYPASSED', c)\n")
 
 # A pickle may name what the job's imports would give it (the corpus's 117-120 are the
 # refusals): numpy's own reconstructors, the classes of allowed modules, the job's builtins
