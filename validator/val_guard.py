@@ -62,16 +62,22 @@ def _codeq_class_sealer():
     flags_of = type.__dict__["__flags__"].__get__
     module_of = type.__dict__["__module__"].__get__
 
-    def seal():
+    def seal(modules=None):
+        """modules: only the classes these modules define (just loaded, while another import
+        may be in progress: see PatchingLoader)."""
         seen, stack = set(), [object]
         while stack:
             cls = stack.pop()
             if id(cls) in seen:
                 continue
             seen.add(id(cls))
-            if flags_of(cls) & (heap | immutable) == heap and not jobs_own(cls):
+            if flags_of(cls) & (heap | immutable) == heap and not jobs_own(cls) and \
+                    (modules is None or exact_str(module_of(cls)) in modules):
                 seal_class(cls)
             stack.extend(type.__subclasses__(cls))
+
+    def exact_str(name):
+        return name if type(name) is str else None  # never a job's object's __hash__ or __eq__
 
     def jobs_own(cls):
         """A class main.py made (class statement, type(), namedtuple, Enum(...)): its module is
@@ -1076,11 +1082,58 @@ def _codeq_prepare(policy):
             seal()
             sealed_at[0] = len(_sys.modules)
 
+    class PatchingLoader:
+        """The loader of a module a hardener patches, imported during the job by library code
+        rather than by the job (functools' singledispatch.register imports typing lazily): the
+        real loader runs it, then it is patched and its own classes sealed at once. Left to
+        the job's next import, typing loaded so was neither: ForwardRef._evaluate was the job's
+        to rebind, and the unpatched get_type_hints followed __wrapped__ to functools' real
+        globals (bypass 165, exec isolation, where only the modules main.py names are
+        preloaded). Only the classes of modules this load completed: another import may be in
+        progress."""
+
+        def __init__(self, real, name):
+            self.real, self.name = real, name
+
+        def __getattr__(self, key):  # get_source, is_package, ...: the real loader's
+            return getattr(self.real, key)
+
+        def create_module(self, spec):
+            create = getattr(self.real, "create_module", None)
+            return create(spec) if create is not None else None
+
+        def exec_module(self, module):
+            before = frozenset(_sys.modules)
+            self.real.exec_module(module)
+            if self.name not in hardened:
+                hardened.add(self.name)
+                hardeners[self.name](module)
+            # It, and the modules its code imported (complete: their imports have returned).
+            seal(frozenset(n for n in list(_sys.modules) if type(n) is str and n not in before)
+                 | {self.name})
+
+    def patched_spec(name, path, target):
+        """The spec the other finders give for a module of `hardeners`, loaded through
+        PatchingLoader."""
+        for finder in _sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is JobImportFinder or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = PatchingLoader(spec.loader, name)
+                return spec
+        return None
+
     class JobImportFinder:
-        """Refuses new modules outside the allowlist when main.py itself imports them."""
+        """Refuses new modules outside the allowlist when main.py itself imports them; loads
+        the modules the guard patches through PatchingLoader."""
 
         @staticmethod
         def find_spec(name, path=None, target=None):
+            if name in hardeners and name not in hardened:
+                return patched_spec(name, path, target)
             if module_allowed(name) or name.startswith("_"):
                 return None  # private helpers: see guarded_import
             frame = _sys._getframe(1)
