@@ -354,15 +354,17 @@ static int sbx_zy_py_exit_code(void)
     } else if (PyLong_Check(code)) {
         status = (int)PyLong_AsLong(code);
         PyErr_Clear();
-    } else {
-        PyObject *s = PyObject_Str(code);
-        const char *t = s ? PyUnicode_AsUTF8(s) : NULL;
+    } else { /* as CPython: printed raw, to C's stderr without sys.stderr; the newline even
+              * when str() fails */
         PyObject *err = PySys_GetObject("stderr"); /* borrowed */
-        if (t && err && err != Py_None) {
-            PyFile_WriteString(t, err);
-            PyFile_WriteString("\n", err);
+        if (err && err != Py_None) {
+            PyFile_WriteObject(code, err, Py_PRINT_RAW);
+        } else {
+            PyObject_Print(code, stderr, Py_PRINT_RAW);
+            fflush(stderr);
         }
-        Py_XDECREF(s);
+        PyErr_Clear();
+        PySys_WriteStderr("\n");
         PyErr_Clear();
     }
     Py_XDECREF(code);
@@ -372,10 +374,21 @@ static int sbx_zy_py_exit_code(void)
     return status;
 }
 
+/* CPython's file_is_closed(): a stream the program closed itself is not flushed at exit
+ * (and is no failure); one whose `closed` cannot be read is flushed. */
+static bool sbx_zy_py_closed(PyObject *f)
+{
+    PyObject *c = PyObject_GetAttrString(f, "closed");
+    int r = c ? PyObject_IsTrue(c) : -1;
+    Py_XDECREF(c);
+    PyErr_Clear();
+    return r > 0;
+}
+
 /* What a normal exit does for the job — wait for its non-daemon threads, run its atexit
- * functions, flush stdout and stderr — without tearing the whole interpreter down
+ * functions, flush stdout and stderr unless the program closed them — without tearing the whole interpreter down
  * (Py_FinalizeEx frees every module: milliseconds, for a process about to vanish). A failed
- * flush is status 120, as in CPython. */
+ * flush is status 120, stdout's reported as an unraisable exception, as in CPython. */
 static int sbx_zy_py_leave(int status)
 {
     static const char *const steps[][2] = {
@@ -392,8 +405,12 @@ static int sbx_zy_py_leave(int status)
     static const char *const streams[] = {"stdout", "stderr"};
     for (size_t i = 0; i < 2; i++) {
         PyObject *f = PySys_GetObject(streams[i]); /* borrowed */
-        PyObject *r = f && f != Py_None ? PyObject_CallMethod(f, "flush", NULL) : NULL;
-        if (f && f != Py_None && !r) {
+        if (!f || f == Py_None || sbx_zy_py_closed(f))
+            continue;
+        PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+        if (!r) {
+            if (i == 0)
+                PyErr_WriteUnraisable(f);
             PyErr_Clear();
             status = 120;
         }

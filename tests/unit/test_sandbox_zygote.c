@@ -213,6 +213,11 @@ static void test_parity_with_exec(void **state)
         "raise ValueError('x')\n",
         "import os\nprint('x', flush=True)\nos.abort()\n",
         "import ctypes\nctypes.string_at(0)\n",
+        /* streams the program closed or broke itself, and an exit message without stderr */
+        "import sys\nprint('out', flush=True)\nsys.stdout.close()\n",
+        "import os\nos.close(1)\nprint('lost')\n",
+        "import sys\ndel sys.stderr\nraise SystemExit('bye')\n",
+        "class S:\n    def __str__(self):\n        raise RuntimeError\nraise SystemExit(S())\n",
     };
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
         sbx_result r[2];
