@@ -11,9 +11,10 @@
  * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core); locks and inode watches,
  * channels between jobs through the inodes they share, do nothing or get EPERM
  * (sbx_sc_shared_inodes); exec mode gets no memfd (sbx_sc_own_code); huge pages of the host's
- * hugetlb pool, which no memory cgroup counts, get EPERM (sbx_sc_hugetlb). Anything else ends the
- * whole job: an unexpected call is either an attack or a gap in this list, and either way a
- * clear seccomp_violation naming the call beats a mysterious errno. personality() other than
+ * hugetlb pool and names of anonymous mappings, which no memory cgroup counts, get EPERM
+ * (sbx_sc_uncharged). Anything else ends the whole job: an unexpected call is either an
+ * attack or a gap in this list, and either way a clear seccomp_violation naming the call beats
+ * a mysterious errno. personality() other than
  * the default persona or the query is such a call, and so is any call of another architecture
  * (i386 int 0x80, x32): their numbers mean different calls.
  * The kernel does not kill for it (SCMP_ACT_KILL_PROCESS would kill only the calling process,
@@ -276,15 +277,19 @@ static int sbx_sc_own_code(scmp_filter_ctx c)
     return rc;
 }
 
-/* Huge pages of the host's hugetlb pool are charged to no memory cgroup (v1 has a hugetlb
- * controller of its own, which codeq does not use; v2 charges them only with the
- * memory_hugetlb_accounting mount option): a job that maps them holds host memory beyond its
- * memory limit, can take the whole pool from the host's users of it, and tells other jobs how
- * much of it is left (a channel). So asking for them gets EPERM: mmap with MAP_HUGETLB,
- * memfd_create with MFD_HUGETLB, shmget with SHM_HUGETLB. Transparent huge pages are ordinary
- * memory, charged like any other, and stay allowed. */
-static int sbx_sc_hugetlb(scmp_filter_ctx c)
+/* Memory a job would hold that no memory cgroup charges to it. Huge pages of the host's
+ * hugetlb pool (v1 has a hugetlb controller of its own, which codeq does not use; v2 charges
+ * them only with the memory_hugetlb_accounting mount option): a job that maps them holds host
+ * memory beyond its memory limit, can take the whole pool from the host's users of it, and
+ * tells other jobs how much of it is left (a channel). So asking for them gets EPERM: mmap
+ * with MAP_HUGETLB, memfd_create with MFD_HUGETLB, shmget with SHM_HUGETLB. Transparent huge
+ * pages are ordinary memory, charged like any other, and stay allowed. And names of anonymous
+ * mappings (prctl PR_SET_VMA, Linux 5.17, where CONFIG_ANON_VMA_NAME is set, as in Debian's
+ * kernels): each is a kernel allocation of its own, uncharged, up to one per mapping of each
+ * of the job's processes. Nothing a job runs names its mappings. */
+static int sbx_sc_uncharged(scmp_filter_ctx c)
 {
+    const sbx_sc_val vma = {0x53564d41 /* PR_SET_VMA */, SCMP_ACT_ERRNO(EPERM)};
     int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
                               SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_HUGETLB, MAP_HUGETLB));
     if (rc == 0)
@@ -293,6 +298,8 @@ static int sbx_sc_hugetlb(scmp_filter_ctx c)
     if (rc == 0)
         rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmget), 1,
                               SCMP_A2(SCMP_CMP_MASKED_EQ, SHM_HUGETLB, SHM_HUGETLB));
+    if (rc == 0)
+        rc = sbx_sc_values(c, SCMP_SYS(prctl), 0, &vma, 1);
     return rc;
 }
 
@@ -453,7 +460,7 @@ static int sbx_sc_values_rules(scmp_filter_ctx c, const char **step)
                  {sbx_sc_sockets, "socket rules"}, {sbx_sc_signals, "SIGSYS rules"},
                  {sbx_sc_cache, "page cache rules"}, {sbx_sc_core, "core dump rules"},
                  {sbx_sc_shared_inodes, "lock rules"}, {sbx_sc_own_code, "memfd/prctl rules"},
-                 {sbx_sc_hugetlb, "hugetlb rules"}};
+                 {sbx_sc_uncharged, "uncharged memory rules"}};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < SBX_SC_N(rules); i++)
         if ((rc = rules[i].add(c)) < 0)

@@ -1,15 +1,19 @@
-# Huge pages of the host's hugetlb pool are charged to no memory cgroup (cgroup v1 counts them
+# Memory a job would hold that no memory cgroup charges to it. Huge pages of the host's
+# hugetlb pool are charged to no memory cgroup (cgroup v1 counts them
 # in a hugetlb controller codeq does not use; v2 only with memory_hugetlb_accounting): a job
 # mapping them would hold host memory beyond its memory limit, could take the whole pool from
 # the host's users of it, and would tell other jobs how much is left. Asking for them must get
 # EPERM from the filter (not ENOMEM from an empty pool, which says nothing on a host that has
 # one): mmap MAP_HUGETLB, memfd_create MFD_HUGETLB, shmget SHM_HUGETLB. Transparent huge pages,
-# ordinary charged memory, keep working.
+# ordinary charged memory, keep working. Names of anonymous mappings (prctl PR_SET_VMA, where
+# the kernel has CONFIG_ANON_VMA_NAME): an uncharged kernel allocation per mapping named; EPERM
+# from the filter, not EINVAL from a kernel without them.
 # expect: status=ok
 # expect: stdout-contains=BLOCKED:mmap-hugetlb EPERM
 # expect: stdout-contains=BLOCKED:memfd-hugetlb EPERM
 # expect: stdout-contains=BLOCKED:shmget-hugetlb EPERM
 # expect: stdout-contains=thp-ok
+# expect: stdout-contains=BLOCKED:vma-name EPERM
 import mmap
 
 ct = imp("ctypes")
@@ -48,3 +52,8 @@ m[::4096] = b"x" * (4 * HUGE // 4096)
 m.close()
 r, err = sc(29, IPC_PRIVATE, HUGE, IPC_CREAT | 0o600)
 print("thp-ok" if err is None else f"plain-shmget-failed {err}", flush=True)
+
+m = mmap.mmap(-1, 4096)
+addr = ct.addressof(ct.c_char.from_buffer(m))
+r, err = sc(157, 0x53564D41, 0, addr, 4096, ct.c_char_p(b"codeq-abuse"))  # PR_SET_VMA_ANON_NAME
+verdict("vma-name", r, err)
