@@ -386,9 +386,10 @@ static bool sbx_zy_py_closed(PyObject *f)
 }
 
 /* What a normal exit does for the job — wait for its non-daemon threads, run its atexit
- * functions, flush stdout and stderr unless the program closed them — without tearing the whole interpreter down
- * (Py_FinalizeEx frees every module: milliseconds, for a process about to vanish). A failed
- * flush is status 120, stdout's reported as an unraisable exception, as in CPython. */
+ * functions, flush stdout and stderr unless the program closed them — without tearing the
+ * whole interpreter down (Py_FinalizeEx frees every module: milliseconds, for a process about
+ * to vanish). A failed flush is status 120, stdout's reported as an unraisable exception, as
+ * in CPython. */
 static int sbx_zy_py_leave(int status)
 {
     static const char *const steps[][2] = {
