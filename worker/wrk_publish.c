@@ -106,30 +106,35 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
 }
 
 /* Reply topics known to exist and to be described to us lately: one metadata request per
- * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. */
+ * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. Each entry
+ * also holds the topic's max.message.bytes (0: unknown), read with its metadata. */
 #define REPLY_CACHE 16
 #define REPLY_OK_MS 1000
 #define REPLY_MD_TIMEOUT_MS 3000
+#define REPLY_FRAMING 128 /* record batch header (61) and one record's varints, with margin */
 static struct {
     char topic[256];
     uint64_t until;
+    size_t max_bytes;
 } reply_ok[REPLY_CACHE];
 
-static bool reply_known(const char *topic)
+static int reply_known(const char *topic)
 {
     uint64_t now = wrk_now_ms();
     for (int i = 0; i < REPLY_CACHE; i++)
-        if (reply_ok[i].until > now && !strcmp(reply_ok[i].topic, topic)) return true;
-    return false;
+        if (reply_ok[i].until > now && !strcmp(reply_ok[i].topic, topic)) return i;
+    return -1;
 }
 
-static void reply_remember(const char *topic)
+static int reply_remember(const char *topic, size_t max_bytes)
 {
     int oldest = 0;
     for (int i = 1; i < REPLY_CACHE; i++)
         if (reply_ok[i].until < reply_ok[oldest].until) oldest = i;
     snprintf(reply_ok[oldest].topic, sizeof reply_ok[oldest].topic, "%s", topic);
     reply_ok[oldest].until = wrk_now_ms() + REPLY_OK_MS;
+    reply_ok[oldest].max_bytes = max_bytes;
+    return oldest;
 }
 
 /* Whether this producer asks the broker to create a topic it does not find (librdkafka's
@@ -147,10 +152,17 @@ static bool may_create_topics(rd_kafka_t *p)
  * producer, librdkafka holds such a record for topic.metadata.propagation.max.ms (30 s)
  * before failing it, and every job's commit waits with it. Where the producer may create
  * topics, "unknown" is also the broker's first answer while it creates one, so only the
- * producer can tell. A slow or absent answer proves nothing: 0, and the producer decides. */
-static int reply_topic_check(rd_kafka_t *p, const char *topic, char *err, size_t errlen)
+ * producer can tell. A slow or absent answer proves nothing: 0, and the producer decides.
+ * *max_bytes: the topic's max.message.bytes where the broker told it, else 0. */
+static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes, char *err,
+                             size_t errlen)
 {
-    if (reply_known(topic)) return 0;
+    *max_bytes = 0;
+    int at = reply_known(topic);
+    if (at >= 0) {
+        *max_bytes = reply_ok[at].max_bytes;
+        return 0;
+    }
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(p, topic, NULL);
     if (!rkt) return 0;
     const rd_kafka_metadata_t *md = NULL;
@@ -166,7 +178,13 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, char *err, size_t
         snprintf(err, errlen, "codeq: publish: reply topic %s: %s", topic, rd_kafka_err2str(te));
         return -2;
     }
-    if (te == RD_KAFKA_RESP_ERR_NO_ERROR) reply_remember(topic);
+    /* Its limit, so that a result too large for it is answered without producing it: the
+     * broker's refusal would abort the transaction holding every other finished job's
+     * result, and a submitter sending such jobs steadily would keep every one aborting. */
+    if (te == RD_KAFKA_RESP_ERR_NO_ERROR)
+        *max_bytes = reply_ok[reply_remember(topic, wrk_kafka_topic_max_message(
+                                                        p, topic, REPLY_MD_TIMEOUT_MS))]
+                         .max_bytes;
     return 0;
 }
 
@@ -202,8 +220,19 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
 {
     const char *id = json_string_value(json_object_get(o->result, "id"));
     const char *topic = reply_to ? reply_to : c->kafka.results_topic;
-    if (strcmp(topic, c->kafka.results_topic) && reply_topic_check(p, topic, err, errlen) < 0)
+    size_t max_bytes = 0;
+    if (strcmp(topic, c->kafka.results_topic) &&
+        reply_topic_check(p, topic, &max_bytes, err, errlen) < 0)
         return -2;
+    if (max_bytes) {
+        /* A one-record batch: the value, the key and at most REPLY_FRAMING of framing. */
+        size_t need = json_dumpb(o->result, NULL, 0, JSON_COMPACT) + strlen(id) + REPLY_FRAMING;
+        if (need > max_bytes) {
+            snprintf(err, errlen, "codeq: publish: reply topic %s takes records of at most %zu "
+                     "bytes (max.message.bytes), the result needs %zu", topic, max_bytes, need);
+            return -2;
+        }
+    }
     int rc = produce_json(p, topic, id, o->result, d, opaque, err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }

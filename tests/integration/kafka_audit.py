@@ -1,8 +1,9 @@
 """The audit trail proves itself (issue 15): on the real broker a worker runs jobs (ok, one
 rejected, one invalid, one without an id, dead-lettered), is stopped and started again under the
 same --instance-id, and then:
-(one job's result is refused at delivery by its reply topic, so a transaction aborts and its
-audit events are numbered again in the next one)
+(its first transaction with results is held open past transaction.timeout.ms by the test hook
+CODEQ_TEST_TXN_HOLD_MS, so the coordinator aborts it and its audit events are numbered again in
+the next one; a reply topic too small for a result no longer aborts one, see kafka_reply)
 
   clean     `codeq audit --verify` passes: two chains (one per epoch), every seq from 0, the
             second epoch's first event names the first epoch's last hash (prev, prev_epoch)
@@ -21,6 +22,7 @@ audit events are numbered again in the next one)
 Bounded to about 5 minutes (about 45 s when nothing is wrong)."""
 import datetime
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -35,6 +37,7 @@ NAME = "audit"
 F = Failures()
 kt.require_broker(NAME)
 PARTS = 2
+HOLD_MS = 32000  # > transaction.timeout.ms 10 s + the broker's 10 s check interval (kafka_txn_timeout)
 s = kt.Setup(NAME, PARTS)
 t_start = time.monotonic()
 
@@ -62,20 +65,18 @@ def one_run(jobs, expect, extra=()):
 
 
 try:
-    # a reply topic that refuses the result at delivery (too large for it): the transaction
-    # carrying it aborts, its audit events' numbers are given again in the next one
-    reply_t = f"codeq.reply.{NAME}-{uuid.uuid4().hex[:8]}"
-    q = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "max.message.bytes=2000",
-             "--jobs-topic", reply_t, "--results-topic", reply_t + "-r", "--audit-topic", reply_t + "-a",
-             "--dlq-topic", reply_t + "-d"], timeout=90)
-    F.check(q.returncode == 0, f"codeq topics {reply_t}: {q.stderr}")
+    # the first transaction with results is rolled back by the coordinator (held open past its
+    # timeout): its audit events' numbers are given again in the next one
     jobs = [{"id": f"a{i}", "code": f"print({i})"} for i in range(6)]
-    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5},
-             {"id": "big", "code": "print('x' * 5000)", "reply_to": reply_t}]
-    one_run(jobs, len(jobs))
+    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5}]
+    os.environ["CODEQ_TEST_TXN_HOLD_MS"] = str(HOLD_MS)
+    try:
+        one_run(jobs, len(jobs))
+    finally:
+        del os.environ["CODEQ_TEST_TXN_HOLD_MS"]
     log = (s.logdir / "w1.log").read_text()
-    F.check("refused it" in log and "aborting" in log,
-            "the big result was refused at delivery and its transaction aborted")
+    F.check("CODEQ_TEST_TXN_HOLD_MS: holding" in log and "the coordinator rolled it back" in log,
+            "the first transaction was held open and rolled back by the coordinator")
     t_mid = int(time.time() * 1000)
     # a record without an id: dead-lettered, its audit event in the chain too
     subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", s.topics["jobs"]], input="not json\n",

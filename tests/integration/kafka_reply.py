@@ -12,6 +12,12 @@ topic and the broker's reason, the jobs after it are answered, and the worker ke
   auto      a worker whose producer may create topics (-X allow.auto.create.topics=true), reply_to
             a topic not yet there: the broker creates it and the result is on it (the check
             does not refuse a topic the producer would create).
+  small     reply_to a topic whose max.message.bytes (1024) is below the job's result: the
+            worker reads the topic's limit (DescribeConfigs) and answers internal_error on the
+            results topic without producing the record, so no transaction aborts. Before, each
+            such job aborted the transaction holding every other finished job's result: a
+            submitter sending one every 150 ms kept every transaction aborting, no result was
+            committed and /healthz failed ("transactions aborted in a row").
   acl       a second broker of this test only (scripts/kafka.sh on free ports, its own work
             dir, StandardAuthorizer, allow.everyone.if.no.acl.found so the worker's other
             topics and groups stay usable): one reply topic with WRITE denied to the worker's
@@ -27,7 +33,7 @@ import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import SRC, Failures, free_port, run  # noqa: E402
+from codeq_test import SRC, Failures, free_port, http_get, run  # noqa: E402
 import kafka_admin as ka  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
@@ -38,10 +44,12 @@ sfx = uuid.uuid4().hex[:8]
 NO_CREATE = []  # the worker's default: its producer never creates topics
 
 
-def make_topic(brokers, t):
-    """One-partition topic t (codeq topics makes four: t and three companions of it)."""
+def make_topic(brokers, t, *config):
+    """One-partition topic t (codeq topics makes four: t and three companions of it); config:
+    NAME=VALUE topic settings for all four."""
+    cfg = [a for c in config for a in ("-c", c)]
     p = run(["topics", "-b", brokers, "--partitions", "1", "--jobs-topic", t, "--results-topic",
-             t + "-r", "--audit-topic", t + "-a", "--dlq-topic", t + "-d"], timeout=90)
+             t + "-r", "--audit-topic", t + "-a", "--dlq-topic", t + "-d", *cfg], timeout=90)
     if p.returncode != 0:
         raise RuntimeError(f"codeq topics {t}: {p.stderr}")
 
@@ -76,7 +84,8 @@ def check_refused(res, jid, topic, reason):
 
 s = kt.Setup(NAME, 1)
 sa = kt.Setup(NAME + "-auto", 1)
-absent, gone, auto = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto"))
+ss = kt.Setup(NAME + "-small", 1)
+absent, gone, auto, small = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto", "small"))
 acl_env = None
 try:
     # unknown + deleted, on the shared broker.
@@ -112,6 +121,31 @@ try:
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), [i for i in ids if i != "gone-0"])
     F.check(not lost and not dup and not bad, f"lost {lost} dup {dup} audit {bad}")
     print(f"{NAME}: unknown + deleted: {len(ids)} answered in {took:.1f} s", flush=True)
+
+    # small: a reply topic too small for the result is refused before producing: no abort.
+    make_topic(kt.BROKERS, small, "max.message.bytes=1024")
+    hport = free_port()
+    w4 = ss.start("w4", "--slots", "1", "--http", f"127.0.0.1:{hport}")
+    jobs = []
+    for i in range(6):
+        jobs += [{"id": f"small-{i}", "code": "print('x' * 3000)", "reply_to": small},
+                 {"id": f"fits-{i}", "code": f"print({i})"}]
+    for k in range(0, len(jobs), 2):  # paced, so that the pairs land in different transactions
+        ss.produce_jobs(jobs[k:k + 2])
+        time.sleep(0.15)
+    res, took = wait_results(ss, [j["id"] for j in jobs], 60)
+    for i in range(6):
+        check_refused(res, f"small-{i}", small, "max.message.bytes")
+    F.check(all((res.get(f"fits-{i}") or {}).get("status") == "ok" for i in range(6)),
+            "small: the jobs beside them were not all answered ok")
+    _, metrics = http_get(f"http://127.0.0.1:{hport}/metrics")
+    aborted = [ln for ln in metrics.splitlines() if ln.startswith("codeq_transactions_aborted_total")]
+    F.check(aborted == ["codeq_transactions_aborted_total 0"], f"small: transactions aborted: {aborted}")
+    F.check(not read_topic(kt.BROKERS, small), f"something reached {small}")
+    lost, dup, bad = kt.exactly_once(ss.read("results"), ss.read("audit"), [j["id"] for j in jobs])
+    F.check(not lost and not dup and not bad, f"small: lost {lost} dup {dup} audit {bad}")
+    F.check(w4.poll() is None and ss.stop("w4") == 0, "small: w4 did not stop cleanly")
+    print(f"{NAME}: small: {len(jobs)} answered in {took:.1f} s", flush=True)
 
     # auto: the producer may create topics, so an absent one is created, not refused.
     sa.produce_jobs([{"id": "auto", "code": "print('created')", "reply_to": auto}])
@@ -164,7 +198,7 @@ try:
     F.check(s.stop("w1") == 0 and sa.stop("w2") == 0 and sc.stop("w3") == 0,
             "workers did not stop cleanly")
 finally:
-    for x in (s, sa):
+    for x in (s, sa, ss):
         x.kill_all()
     if acl_env:
         if "sc" in dir():
