@@ -106,9 +106,18 @@ int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t 
 enum { WRK_RECORD_DEFAULT_MAX = 1000000, WRK_RECORD_OVERHEAD = 2048 };
 int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
                             char *err, size_t errlen);
-/* One topic's max.message.bytes (DescribeConfigs through rk, waiting about wait_ms); 0 when
- * the broker did not say (no answer, not authorized to describe it). */
-size_t wrk_kafka_topic_max_message(rd_kafka_t *rk, const char *topic, int wait_ms);
+/* What a topic takes, from its configuration (DescribeConfigs through rk, waiting about
+ * wait_ms): max_bytes its max.message.bytes, 0 unknown; create_time whether it keeps the
+ * producer's timestamps (message.timestamp.type CreateTime) and then checks them against
+ * before_ms / after_ms (message.timestamp.{before,after}.max.ms), -1 unknown. All unknown
+ * when the broker did not say (no answer, not authorized to describe it). */
+typedef struct {
+    size_t max_bytes;
+    bool create_time;
+    int64_t before_ms, after_ms;
+} wrk_topic_limits;
+void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
+                            wrk_topic_limits *out);
 /* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */
 /* cfg: n topic configuration entries {name, value} (e.g. max.message.bytes) for new topics. */
 int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char *const (*cfg)[2],

@@ -37,6 +37,9 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e)
     case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
     case RD_KAFKA_RESP_ERR_INVALID_MSG:
     case RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE:
+    /* the topic's message.timestamp.{before,after}.max.ms refuse the record's time: sent
+     * again, it would be refused again */
+    case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
     case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
     case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
     case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
@@ -107,15 +110,21 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
 
 /* Reply topics known to exist and to be described to us lately: one metadata request per
  * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. Each entry
- * also holds the topic's max.message.bytes (0: unknown), read with its metadata. */
+ * also holds what the topic takes (its configuration), read with its metadata. */
 #define REPLY_CACHE 16
 #define REPLY_OK_MS 1000
 #define REPLY_MD_TIMEOUT_MS 3000
 #define REPLY_FRAMING 128 /* record batch header (61) and one record's varints, with margin */
+/* The least message.timestamp.{before,after}.max.ms a reply topic (CreateTime) may have. The
+ * broker checks the timestamps of a transaction's markers against them too, and Kafka 4.1.2
+ * cannot write a marker so refused: the coordinator throws, the transaction stays in
+ * PrepareAbort/PrepareCommit, and the worker's transactional.id can neither commit nor start
+ * again until that broker restarts. An hour is Kafka 4's default after.max.ms. */
+#define REPLY_MIN_TIMESTAMP_MS 3600000
 static struct {
     char topic[256];
     uint64_t until;
-    size_t max_bytes;
+    wrk_topic_limits limits;
 } reply_ok[REPLY_CACHE];
 
 static int reply_known(const char *topic)
@@ -126,15 +135,22 @@ static int reply_known(const char *topic)
     return -1;
 }
 
-static int reply_remember(const char *topic, size_t max_bytes)
+static void reply_remember(const char *topic, const wrk_topic_limits *limits)
 {
     int oldest = 0;
     for (int i = 1; i < REPLY_CACHE; i++)
         if (reply_ok[i].until < reply_ok[oldest].until) oldest = i;
     snprintf(reply_ok[oldest].topic, sizeof reply_ok[oldest].topic, "%s", topic);
     reply_ok[oldest].until = wrk_now_ms() + REPLY_OK_MS;
-    reply_ok[oldest].max_bytes = max_bytes;
-    return oldest;
+    reply_ok[oldest].limits = *limits;
+}
+
+/* A topic whose timestamp checks are so tight that a transaction's marker could be refused. */
+static bool tight_timestamps(const wrk_topic_limits *l)
+{
+    return l->create_time &&
+           ((l->before_ms >= 0 && l->before_ms < REPLY_MIN_TIMESTAMP_MS) ||
+            (l->after_ms >= 0 && l->after_ms < REPLY_MIN_TIMESTAMP_MS));
 }
 
 /* Whether this producer asks the broker to create a topic it does not find (librdkafka's
@@ -153,6 +169,7 @@ static bool may_create_topics(rd_kafka_t *p)
  * before failing it, and every job's commit waits with it. Where the producer may create
  * topics, "unknown" is also the broker's first answer while it creates one, so only the
  * producer can tell. A slow or absent answer proves nothing: 0, and the producer decides.
+ * A topic whose timestamp checks could refuse a transaction marker: -2 too.
  * *max_bytes: the topic's max.message.bytes where the broker told it, else 0. */
 static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes, char *err,
                              size_t errlen)
@@ -160,7 +177,7 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes
     *max_bytes = 0;
     int at = reply_known(topic);
     if (at >= 0) {
-        *max_bytes = reply_ok[at].max_bytes;
+        *max_bytes = reply_ok[at].limits.max_bytes;
         return 0;
     }
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(p, topic, NULL);
@@ -178,13 +195,21 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes
         snprintf(err, errlen, "codeq: publish: reply topic %s: %s", topic, rd_kafka_err2str(te));
         return -2;
     }
+    if (te != RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
     /* Its limit, so that a result too large for it is answered without producing it: the
      * broker's refusal would abort the transaction holding every other finished job's
      * result, and a submitter sending such jobs steadily would keep every one aborting. */
-    if (te == RD_KAFKA_RESP_ERR_NO_ERROR)
-        *max_bytes = reply_ok[reply_remember(topic, wrk_kafka_topic_max_message(
-                                                        p, topic, REPLY_MD_TIMEOUT_MS))]
-                         .max_bytes;
+    wrk_topic_limits l;
+    wrk_kafka_topic_limits(p, topic, REPLY_MD_TIMEOUT_MS, &l);
+    if (tight_timestamps(&l)) {
+        snprintf(err, errlen, "codeq: publish: reply topic %s: its message.timestamp.before.max.ms "
+                 "(%lld) or message.timestamp.after.max.ms (%lld) is below %d ms, which could "
+                 "refuse the transaction's markers and wedge the worker", topic,
+                 (long long)l.before_ms, (long long)l.after_ms, REPLY_MIN_TIMESTAMP_MS);
+        return -2;
+    }
+    reply_remember(topic, &l);
+    *max_bytes = l.max_bytes;
     return 0;
 }
 

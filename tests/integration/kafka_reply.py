@@ -18,6 +18,11 @@ topic and the broker's reason, the jobs after it are answered, and the worker ke
             such job aborted the transaction holding every other finished job's result: a
             submitter sending one every 150 ms kept every transaction aborting, no result was
             committed and /healthz failed ("transactions aborted in a row").
+  stamp     reply_to a topic with message.timestamp.before.max.ms=0: refused up front like
+            small. Produced to, the record is refused (INVALID_TIMESTAMP) and so is the abort
+            marker the coordinator then writes to that partition: Kafka 4.1.2 leaves the
+            transaction in PrepareAbort, and the worker's transactional.id never commits again
+            (not even after a restart of the worker) until the broker restarts.
   acl       a second broker of this test only (scripts/kafka.sh on free ports, its own work
             dir, StandardAuthorizer, allow.everyone.if.no.acl.found so the worker's other
             topics and groups stay usable): one reply topic with WRITE denied to the worker's
@@ -85,7 +90,7 @@ def check_refused(res, jid, topic, reason):
 s = kt.Setup(NAME, 1)
 sa = kt.Setup(NAME + "-auto", 1)
 ss = kt.Setup(NAME + "-small", 1)
-absent, gone, auto, small = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto", "small"))
+absent, gone, auto, small, stamp = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto", "small", "stamp"))
 acl_env = None
 try:
     # unknown + deleted, on the shared broker.
@@ -124,24 +129,28 @@ try:
 
     # small: a reply topic too small for the result is refused before producing: no abort.
     make_topic(kt.BROKERS, small, "max.message.bytes=1024")
+    make_topic(kt.BROKERS, stamp, "message.timestamp.before.max.ms=0")
     hport = free_port()
     w4 = ss.start("w4", "--slots", "1", "--http", f"127.0.0.1:{hport}")
     jobs = []
     for i in range(6):
         jobs += [{"id": f"small-{i}", "code": "print('x' * 3000)", "reply_to": small},
                  {"id": f"fits-{i}", "code": f"print({i})"}]
+    jobs += [{"id": "stamp", "code": "print(1)", "reply_to": stamp}, {"id": "fits-6", "code": "print(6)"}]
     for k in range(0, len(jobs), 2):  # paced, so that the pairs land in different transactions
         ss.produce_jobs(jobs[k:k + 2])
         time.sleep(0.15)
     res, took = wait_results(ss, [j["id"] for j in jobs], 60)
     for i in range(6):
         check_refused(res, f"small-{i}", small, "max.message.bytes")
-    F.check(all((res.get(f"fits-{i}") or {}).get("status") == "ok" for i in range(6)),
+    check_refused(res, "stamp", stamp, "message.timestamp.before.max.ms")
+    F.check(all((res.get(f"fits-{i}") or {}).get("status") == "ok" for i in range(7)),
             "small: the jobs beside them were not all answered ok")
     _, metrics = http_get(f"http://127.0.0.1:{hport}/metrics")
     aborted = [ln for ln in metrics.splitlines() if ln.startswith("codeq_transactions_aborted_total")]
     F.check(aborted == ["codeq_transactions_aborted_total 0"], f"small: transactions aborted: {aborted}")
-    F.check(not read_topic(kt.BROKERS, small), f"something reached {small}")
+    F.check(not read_topic(kt.BROKERS, small) and not read_topic(kt.BROKERS, stamp),
+            f"something reached {small} or {stamp}")
     lost, dup, bad = kt.exactly_once(ss.read("results"), ss.read("audit"), [j["id"] for j in jobs])
     F.check(not lost and not dup and not bad, f"small: lost {lost} dup {dup} audit {bad}")
     F.check(w4.poll() is None and ss.stop("w4") == 0, "small: w4 did not stop cleanly")
