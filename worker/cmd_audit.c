@@ -46,11 +46,21 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* Job-controlled text (a reason) goes to a terminal too: controls become '?'. */
+/* Job-controlled text (a job id, a reason) goes to a terminal too: controls become '?', the C1
+ * ones (U+0080-U+009F, two bytes in UTF-8) as well as C0 and DEL: U+009B is CSI, which some
+ * terminals take as ESC [ (as `codeq run` does, issue 11). */
 static void put_clean(const char *s, size_t max)
 {
     size_t n = 0;
-    for (; s && *s && n < max; s++, n++) putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+    for (; s && *s && n < max; s++, n++) {
+        unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
+        if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+            putchar('?');
+            s++;
+        } else {
+            putchar(c < 0x20 || c == 0x7f ? '?' : c);
+        }
+    }
     if (s && *s) fputs("...", stdout);
 }
 

@@ -37,6 +37,7 @@ NAME = "audit"
 F = Failures()
 kt.require_broker(NAME)
 PARTS = 2
+C1_ID = "ctl\u009b31m"
 HOLD_MS = 32000  # > transaction.timeout.ms 10 s + the broker's 10 s check interval (kafka_txn_timeout)
 s = kt.Setup(NAME, PARTS)
 t_start = time.monotonic()
@@ -68,7 +69,8 @@ try:
     # the first transaction with results is rolled back by the coordinator (held open past its
     # timeout): its audit events' numbers are given again in the next one
     jobs = [{"id": f"a{i}", "code": f"print({i})"} for i in range(6)]
-    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5}]
+    jobs += [{"id": "rej", "code": "import os\nos.system('true')"}, {"id": "inv", "code": 5},
+             {"id": C1_ID, "code": "print(1)", "x\u009b2J": 1}]  # invalid: unknown field
     os.environ["CODEQ_TEST_TXN_HOLD_MS"] = str(HOLD_MS)
     try:
         one_run(jobs, len(jobs))
@@ -139,6 +141,13 @@ try:
     p = audit(topic, "--since", str(t_mid), "--verify")
     F.check(p.returncode == 0 and "10 events in 1 chains: intact" in p.stdout,
             f"--since --verify: a chain read from its start: {p.stdout[-300:]}")
+    # C1 controls (U+009B is CSI) in a job id and in a reason: shown as '?' on the readable form
+    p = audit(topic, "--job", C1_ID)
+    lines = p.stdout.splitlines()
+    F.check(p.returncode == 0 and len(lines) == 2 and " invalid " in lines[-1] and
+            not any(0x80 <= ord(ch) <= 0x9f for ch in p.stdout) and " ctl?31m " in lines[-1] and
+            "unknown field 'x?2J'" in lines[-1],
+            f"--job {C1_ID!r}: C1 controls shown as '?': {lines}")
     p = audit(topic, "--job", "a1", "--json")
     F.check([json.loads(x)["event"] for x in p.stdout.splitlines()] == ["received", "started", "finished"],
             f"--job a1 --json: {p.stdout[:300]}")
