@@ -48,7 +48,7 @@ static const char worker_help[] =
     "      --zygote-start-ms N   zygote mode: longest a zygote's start may take (10000)\n"
     "      --reply-topic-prefix P  a job's reply_to must be the results topic or start\n"
     "                            with P, else it is invalid (default codeq.reply.; \"\" allows\n"
-    "                            any topic but codeq's own)\n"
+    "                            any topic but codeq's own and Kafka's internal __ ones)\n"
     "      --heartbeat-file F    touch F every 2 s while the main loop turns (a liveness\n"
     "                            probe checks its age); removed on exit\n"
     "      --http ADDR:PORT      serve /metrics (Prometheus), /healthz and /readyz there, e.g.\n"

@@ -166,6 +166,10 @@ static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *
     const wrk_kafka_opts *k = &c->kafka;
     if (!strcmp(to, k->jobs_topic) || !strcmp(to, k->audit_topic) || !strcmp(to, k->dlq_topic))
         return fail(why, whylen, "reply_to may not name codeq's own topic '%s'", to);
+    /* Kafka's own (__consumer_offsets, __transaction_state, ...): a transaction cannot take
+     * them, and a job naming one would abort every transaction of its worker, forever. */
+    if (!strncmp(to, "__", 2))
+        return fail(why, whylen, "reply_to may not name a Kafka internal topic '%s'", to);
     /* Whoever can write a job must not make the worker, with its credentials, write into
      * another service's topic: only the results topic and the operator's prefix. */
     const char *pre = c->reply_prefix ? c->reply_prefix : "";

@@ -118,6 +118,29 @@ static void test_invalid_cases(void **st)
                 "{\"path\":\"d/e\",\"content\":\"2\"}]}", true, "both a file and a directory");
 }
 
+/* Kafka's internal topics ("__" names) are refused whatever the prefix allows: with
+ * --reply-topic-prefix "" a job naming __consumer_offsets made every transaction of its worker
+ * fail in AddPartitionsToTxn (TOPIC_AUTHORIZATION_FAILED), abort, and go again with it, forever:
+ * no result was committed. */
+static void test_reply_to_internal_topic(void **st)
+{
+    (void)st;
+    const char *saved = cfg.reply_prefix;
+    cfg.reply_prefix = "";
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"__consumer_offsets\"}", true,
+                "internal topic");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"__transaction_state\"}", true,
+                "internal topic");
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(decode("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"_single.ok\"}", &j, why), 0);
+    wrk_job_free(&j);
+    cfg.reply_prefix = "__";
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"__consumer_offsets\"}", true,
+                "internal topic");
+    cfg.reply_prefix = saved;
+}
+
 /* The job's tmpfs holds its files, main.py and the runtime guard, each in whole pages: a job
  * whose files fit only without the other two is invalid here, not an ENOSPC at staging. */
 /* An invalid job is answered where its author listens, with what it asked to have echoed:
@@ -409,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_valid_job),
         cmocka_unit_test(test_dead_letter_cases),
         cmocka_unit_test(test_invalid_cases),
+        cmocka_unit_test(test_reply_to_internal_topic),
         cmocka_unit_test(test_files_and_deadline),
         cmocka_unit_test(test_files_fill_tmpfs),
         cmocka_unit_test(test_integral_reals_are_integers),
