@@ -211,44 +211,51 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char 
     return rc;
 }
 
-/* The smallest max.message.bytes among the topics' configurations (0 if none answered). */
-static size_t topics_max_message(rd_kafka_t *rk, const char *const *topics, int n, char *note,
-                                 size_t notelen)
+/* Reads the configurations of up to 8 topics in one DescribeConfigs (through rk, waiting
+ * about wait_ms) and hands each entry that has a value to visit; what went wrong, if anything,
+ * in note. */
+typedef void config_visit(const char *name, const char *value, void *arg);
+static void describe_topics(rd_kafka_t *rk, const char *const *topics, int n, int wait_ms,
+                            config_visit *visit, void *arg, char *note, size_t notelen)
 {
     char kerr[256];
-    size_t least = 0;
     rd_kafka_ConfigResource_t *res[8];
     n = n > 8 ? 8 : n;
     for (int i = 0; i < n; i++) res[i] = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topics[i]);
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
-    rd_kafka_AdminOptions_set_request_timeout(ao, 10000, kerr, sizeof kerr);
+    rd_kafka_AdminOptions_set_request_timeout(ao, wait_ms, kerr, sizeof kerr);
     rd_kafka_DescribeConfigs(rk, res, (size_t)n, ao, q);
-    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 15000);
+    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, wait_ms + 1000);
     const rd_kafka_DescribeConfigs_result_t *r = ev ? rd_kafka_event_DescribeConfigs_result(ev) : NULL;
     if (!r)
         snprintf(note, notelen, "topic configurations not read (%s)",
-                 ev ? rd_kafka_event_error_string(ev) : "no answer in 15 s");
+                 ev ? rd_kafka_event_error_string(ev) : "no answer");
     size_t cnt = 0;
     const rd_kafka_ConfigResource_t **rr = r ? rd_kafka_DescribeConfigs_result_resources(r, &cnt) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        size_t ne = 0;
-        const rd_kafka_ConfigEntry_t **ents = rd_kafka_ConfigResource_configs(rr[i], &ne);
-        if (rd_kafka_ConfigResource_error(rr[i]))
+        if (rd_kafka_ConfigResource_error(rr[i])) {
             snprintf(note, notelen, "topic %s: %s", rd_kafka_ConfigResource_name(rr[i]),
                      rd_kafka_ConfigResource_error_string(rr[i]));
+            continue;
+        }
+        size_t ne = 0;
+        const rd_kafka_ConfigEntry_t **ents = rd_kafka_ConfigResource_configs(rr[i], &ne);
         for (size_t j = 0; j < ne; j++) {
             const char *v = rd_kafka_ConfigEntry_value(ents[j]);
-            if (strcmp(rd_kafka_ConfigEntry_name(ents[j]), "max.message.bytes") || !v) continue;
-            size_t m = strtoull(v, NULL, 10);
-            if (m && (!least || m < least)) least = m;
+            if (v) visit(rd_kafka_ConfigEntry_name(ents[j]), v, arg);
         }
     }
     if (ev) rd_kafka_event_destroy(ev);
     rd_kafka_AdminOptions_destroy(ao);
     rd_kafka_queue_destroy(q);
     for (int i = 0; i < n; i++) rd_kafka_ConfigResource_destroy(res[i]);
-    return least;
+}
+
+static void least_max_message(const char *name, const char *value, void *arg)
+{
+    size_t *least = arg, m = strcmp(name, "max.message.bytes") ? 0 : strtoull(value, NULL, 10);
+    if (m && (!*least || m < *least)) *least = m;
 }
 
 static int64_t config_ms(const char *v)
@@ -258,42 +265,25 @@ static int64_t config_ms(const char *v)
     return *v && !*end && x >= 0 ? (int64_t)x : -1;
 }
 
+static void topic_limit(const char *name, const char *v, void *arg)
+{
+    wrk_topic_limits *out = arg;
+    if (!strcmp(name, "max.message.bytes"))
+        out->max_bytes = strtoull(v, NULL, 10);
+    else if (!strcmp(name, "message.timestamp.type"))
+        out->create_time = !strcmp(v, "CreateTime");
+    else if (!strcmp(name, "message.timestamp.before.max.ms"))
+        out->before_ms = config_ms(v);
+    else if (!strcmp(name, "message.timestamp.after.max.ms"))
+        out->after_ms = config_ms(v);
+}
+
 void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
                             wrk_topic_limits *out)
 {
-    char kerr[256];
+    char note[300];
     *out = (wrk_topic_limits){0, false, -1, -1};
-    rd_kafka_ConfigResource_t *res = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic);
-    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
-    rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
-    rd_kafka_AdminOptions_set_request_timeout(ao, wait_ms, kerr, sizeof kerr);
-    rd_kafka_DescribeConfigs(rk, &res, 1, ao, q);
-    rd_kafka_event_t *ev = rd_kafka_queue_poll(q, wait_ms + 1000);
-    const rd_kafka_DescribeConfigs_result_t *r = ev ? rd_kafka_event_DescribeConfigs_result(ev) : NULL;
-    size_t cnt = 0;
-    const rd_kafka_ConfigResource_t **rr = r ? rd_kafka_DescribeConfigs_result_resources(r, &cnt) : NULL;
-    for (size_t i = 0; i < cnt; i++) {
-        if (rd_kafka_ConfigResource_error(rr[i])) continue;
-        size_t ne = 0;
-        const rd_kafka_ConfigEntry_t **ents = rd_kafka_ConfigResource_configs(rr[i], &ne);
-        for (size_t j = 0; j < ne; j++) {
-            const char *name = rd_kafka_ConfigEntry_name(ents[j]);
-            const char *v = rd_kafka_ConfigEntry_value(ents[j]);
-            if (!v) continue;
-            if (!strcmp(name, "max.message.bytes"))
-                out->max_bytes = strtoull(v, NULL, 10);
-            else if (!strcmp(name, "message.timestamp.type"))
-                out->create_time = !strcmp(v, "CreateTime");
-            else if (!strcmp(name, "message.timestamp.before.max.ms"))
-                out->before_ms = config_ms(v);
-            else if (!strcmp(name, "message.timestamp.after.max.ms"))
-                out->after_ms = config_ms(v);
-        }
-    }
-    if (ev) rd_kafka_event_destroy(ev);
-    rd_kafka_AdminOptions_destroy(ao);
-    rd_kafka_queue_destroy(q);
-    rd_kafka_ConfigResource_destroy(res);
+    describe_topics(rk, &topic, 1, wait_ms, topic_limit, out, note, sizeof note);
 }
 
 int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
@@ -308,7 +298,8 @@ int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note,
     if (rd_kafka_conf_get(rd_kafka_conf(rk), "message.max.bytes", v, &vlen) == RD_KAFKA_CONF_OK)
         producer = strtoull(v, NULL, 10);
     const char *const topics[] = {o->results_topic, o->audit_topic, o->dlq_topic};
-    size_t topic = topics_max_message(rk, topics, 3, note, notelen);
+    size_t topic = 0;
+    describe_topics(rk, topics, 3, 10000, least_max_message, &topic, note, notelen);
     rd_kafka_destroy(rk);
     size_t least = topic && topic < producer ? topic : producer;
     if (least <= WRK_RECORD_OVERHEAD * 2) {
