@@ -72,16 +72,30 @@ static int produce(rd_kafka_t *p, const char *topic, const void *key, size_t key
     return 0;
 }
 
+#define RECORD_FRAMING 128 /* record batch header (61) and one record's varints, with margin */
+
+/* max_bytes: the topic's max.message.bytes, or 0 where it is not known. A record that cannot
+ * fit is a per-record error (-2), found before the broker refuses it and aborts the
+ * transaction with it. */
 static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_t *j,
-                        wrk_delivery *d, void *opaque, char *err, size_t errlen)
+                        size_t max_bytes, wrk_delivery *d, void *opaque, char *err,
+                        size_t errlen)
 {
     char *s = json_dumps(j, JSON_COMPACT);
     if (!s) {
         snprintf(err, errlen, "codeq: publish: cannot encode a record for %s", topic);
         return -1;
     }
-    int rc = produce(p, topic, key, key ? strlen(key) : 0, s, strlen(s), NULL, d, opaque, err,
-                     errlen);
+    size_t len = strlen(s), keylen = key ? strlen(key) : 0;
+    int rc;
+    if (max_bytes && len + keylen + RECORD_FRAMING > max_bytes) {
+        snprintf(err, errlen, "codeq: publish: reply topic %s takes records of at most %zu "
+                 "bytes (max.message.bytes), the result needs %zu", topic, max_bytes,
+                 len + keylen + RECORD_FRAMING);
+        rc = -2;
+    } else {
+        rc = produce(p, topic, key, keylen, s, len, NULL, d, opaque, err, errlen);
+    }
     free(s);
     return rc;
 }
@@ -99,7 +113,7 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
             return -1;
         }
         const char *key = json_string_value(json_object_get(ev, "job_id"));
-        int rc = produce_json(p, c->kafka.audit_topic, key, ev, d, opaque, err, errlen);
+        int rc = produce_json(p, c->kafka.audit_topic, key, ev, 0, d, opaque, err, errlen);
         if (rc < 0) {
             if (chain) wrk_chain_unstamp(chain); /* a number never produced is no gap */
             return rc;
@@ -114,7 +128,6 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
 #define REPLY_CACHE 16
 #define REPLY_OK_MS 1000
 #define REPLY_MD_TIMEOUT_MS 3000
-#define REPLY_FRAMING 128 /* record batch header (61) and one record's varints, with margin */
 /* The least message.timestamp.{before,after}.max.ms a reply topic (CreateTime) may have. The
  * broker checks the timestamps of a transaction's markers against them too, and Kafka 4.1.2
  * cannot write a marker so refused: the coordinator throws, the transaction stays in
@@ -249,16 +262,7 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
     if (strcmp(topic, c->kafka.results_topic) &&
         reply_topic_check(p, topic, &max_bytes, err, errlen) < 0)
         return -2;
-    if (max_bytes) {
-        /* A one-record batch: the value, the key and at most REPLY_FRAMING of framing. */
-        size_t need = json_dumpb(o->result, NULL, 0, JSON_COMPACT) + strlen(id) + REPLY_FRAMING;
-        if (need > max_bytes) {
-            snprintf(err, errlen, "codeq: publish: reply topic %s takes records of at most %zu "
-                     "bytes (max.message.bytes), the result needs %zu", topic, max_bytes, need);
-            return -2;
-        }
-    }
-    int rc = produce_json(p, topic, id, o->result, d, opaque, err, errlen);
+    int rc = produce_json(p, topic, id, o->result, max_bytes, d, opaque, err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 
