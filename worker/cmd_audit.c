@@ -53,8 +53,8 @@ static void put_clean(const char *s, size_t max)
 {
     size_t n = 0;
     for (; s && *s && n < max; s++, n++) {
-        unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
-        if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+        unsigned char c = (unsigned char)*s;
+        if (wrk_c1_at((const unsigned char *)s, 2)) { /* s[1] is readable: at worst the NUL */
             putchar('?');
             s++;
         } else {

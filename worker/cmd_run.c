@@ -75,7 +75,7 @@ static void put_job_text(const json_t *str, bool tty)
     for (const unsigned char *end = c + n; c < end; c++) {
         if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
             printf("\\x%02x", *c);
-        else if (*c == 0xc2 && c + 1 < end && c[1] >= 0x80 && c[1] <= 0x9f) /* C1, as UTF-8 */
+        else if (wrk_c1_at(c, (size_t)(end - c)))
             printf("\\u%04x", *++c);
         else
             putchar(*c);

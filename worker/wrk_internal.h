@@ -29,9 +29,12 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
  * json_string() refuses (NULL: the field would be missing): that byte becomes U+FFFD. */
 json_t *wrk_json_text(const char *s);
 /* The part of a job id made from a file's name: at most max_chars characters and n bytes with
- * the NUL, never cut inside a character; a byte that is not UTF-8 or is a control character
- * becomes '_', so the id is valid whatever the name holds. */
+ * the NUL, never cut inside a character; a byte that is not UTF-8 and a control character (C0,
+ * DEL, C1) each become '_', so the id is valid and inert whatever the name holds. */
 void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n);
+/* The C1 control character (U+0080-U+009F, two bytes of UTF-8) that begins at s, else 0.
+ * Terminals act on C1 as on ESC: U+009B is CSI. avail: bytes readable at s. */
+unsigned wrk_c1_at(const unsigned char *s, size_t avail);
 json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
  * length, or -1 (and *out NULL) when it is not base64. */

@@ -255,6 +255,11 @@ size_t wrk_elide_paths(const char *in, char *out, size_t n)
     return elided;
 }
 
+unsigned wrk_c1_at(const unsigned char *s, size_t avail)
+{
+    return avail >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? s[1] : 0;
+}
+
 void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
 {
     const unsigned char *s = (const unsigned char *)name;
@@ -262,11 +267,11 @@ void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
     if (!n) return;
     for (size_t i = 0; i < len && chars < max_chars;) {
         size_t k = utf8_seq(s + i, len - i);
-        bool control = k == 1 && (s[i] < 0x20 || s[i] == 0x7f);
-        if (k == 0 || control) { /* one byte, shown as '_' */
+        bool control = (k == 1 && (s[i] < 0x20 || s[i] == 0x7f)) || wrk_c1_at(s + i, k);
+        if (k == 0 || control) { /* one byte or one control character, shown as '_' */
             if (at + 1 >= n) break;
             out[at++] = '_';
-            i++;
+            i += k ? k : 1;
         } else {
             if (at + k >= n) break;
             memcpy(out + at, s + i, k);

@@ -417,6 +417,24 @@ static void test_json_bytes(void **st)
     json_decref(j);
 }
 
+/* A job id made from a file's name is inert on a terminal: C0, DEL and C1 (U+009B is CSI)
+ * each become one '_', other characters stay whole, and the cut never splits one. */
+static void test_id_part_controls(void **st)
+{
+    (void)st;
+    char out[32];
+    wrk_id_part("a\x1b[31m\x7f\xc2\x9b" "2J\xc2\xa0\xc3\xa9", 200, out, sizeof out);
+    assert_string_equal(out, "a_[31m__2J\xc2\xa0\xc3\xa9");
+    wrk_id_part("\xc2\x9b\xc2\x9b\xc2\x9b", 2, out, sizeof out);
+    assert_string_equal(out, "__");
+    wrk_id_part("x\xc2", 200, out, sizeof out); /* a cut character: one byte, '_' */
+    assert_string_equal(out, "x_");
+    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x80", 2), 0x80);
+    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x9f", 2), 0x9f);
+    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\xa0", 2), 0);
+    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x9b", 1), 0);
+}
+
 static void test_sha256(void **st)
 {
     (void)st;
@@ -443,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_metadata_depth),
         cmocka_unit_test(test_invalid_keeps_reply_to_and_metadata),
         cmocka_unit_test(test_json_bytes),
+        cmocka_unit_test(test_id_part_controls),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
