@@ -112,6 +112,23 @@ static void test_text_with_nul_cut(void **st)
     json_decref(r);
 }
 
+/* Control characters encode to six bytes each (\u0001): the result is cut by what it encodes
+ * to, not by its length, and keeps the most that halving can, the same cuts as measuring the
+ * whole encoding every round: 2 MiB halved four times is 128 KiB, 786 KB encoded, 1.57 MB for
+ * the two streams; halved once more each, 64 KiB apiece, they fit. */
+static void test_control_characters_cut(void **st)
+{
+    (void)st;
+    json_t *r = result_with(2u << 20, 2u << 20, '\x01', NULL, 0);
+    assert_int_equal(wrk_result_fit(r, 1000000), 1);
+    assert_true(size_of(r) <= 1000000);
+    assert_int_equal(json_string_length(json_object_get(r, "stdout")), 64u << 10);
+    assert_int_equal(json_string_length(json_object_get(r, "stderr")), 64u << 10);
+    assert_true(json_is_true(json_object_get(r, "stderr_truncated")));
+    assert_int_equal(json_integer_value(json_object_get(r, "stdout_bytes")), 2u << 20);
+    json_decref(r);
+}
+
 static void test_artifacts_largest_first(void **st)
 {
     (void)st;
@@ -152,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_streams_cut),
         cmocka_unit_test(test_binary_stream_cut),
         cmocka_unit_test(test_text_with_nul_cut),
+        cmocka_unit_test(test_control_characters_cut),
         cmocka_unit_test(test_artifacts_largest_first),
         cmocka_unit_test(test_replaced_when_metadata_too_large),
     };
