@@ -189,24 +189,30 @@ static size_t utf8_seq(const unsigned char *s, size_t avail)
 json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy)
 {
     const unsigned char *s = (const unsigned char *)data;
-    *lossy = false;
+    size_t valid = 0, n;
+    while (valid < len && (n = s[valid] < 0x80 ? 1 : utf8_seq(s + valid, len - valid)))
+        valid += n;
+    *lossy = valid < len;
+    /* Checked as jansson checks, so not again: a job's output is up to 16 MiB a stream, and
+     * this is the worker's thread. */
+    if (!*lossy) return json_stringn_nocheck(data, len);
     char *buf = malloc(len * 3 + 1); /* worst case: every byte becomes U+FFFD (3 bytes) */
     if (!buf) return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(s + i, len - i);
+    memcpy(buf, data, valid);
+    size_t o = valid;
+    for (size_t i = valid; i < len;) {
+        n = utf8_seq(s + i, len - i);
         if (n == 0) {
             memcpy(buf + o, "\xEF\xBF\xBD", 3);
             o += 3;
             i += 1;
-            *lossy = true;
         } else {
             memcpy(buf + o, s + i, n);
             o += n;
             i += n;
         }
     }
-    json_t *j = json_stringn(buf, o);
+    json_t *j = json_stringn_nocheck(buf, o); /* valid: made of valid sequences and U+FFFD */
     free(buf);
     return j;
 }
