@@ -292,6 +292,7 @@ static bool run_batch(wrk_committer *cm)
         return false;
     }
     cm->txn_began = wrk_now_ms();
+    wrk_publish_txn_begin();
     int rc = 0;
     for (size_t i = 0; i < cm->nitems && rc == 0; i++)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
@@ -326,12 +327,19 @@ void wrk_commit_txid(const wrk_config *c, char *buf, size_t n)
 
 rd_kafka_conf_t *wrk_commit_conf(const wrk_config *c, char *err, size_t errlen)
 {
-    char txid[512];
+    char txid[512], batch[32];
     rd_kafka_conf_t *conf = wrk_kafka_conf(&c->kafka, err, errlen);
     if (!conf) return NULL;
     wrk_commit_txid(c, txid, sizeof txid);
+    snprintf(batch, sizeof batch, "%zu", c->result_max_bytes + WRK_RECORD_OVERHEAD);
     const char *const kv[][2] = {
         {"transactional.id", txid},
+        /* A topic's max.message.bytes bounds a record batch, not a record, and librdkafka
+         * batches up to 1 MB: under that limit, results and audit events that each fit were
+         * refused together, and every transaction aborted again, for good (kafka_reply
+         * "batched"). A batch stays within the least limit of the worker's topics and the
+         * producer's message.max.bytes, read at start (wrk_kafka_record_budget). */
+        {"batch.size", batch},
         {"transaction.timeout.ms", "10000"},
         {"linger.ms", "1"}, /* the commit flushes a batch at once anyway */
         /* The coordinator answers CONCURRENT_TRANSACTIONS to a transaction begun while the

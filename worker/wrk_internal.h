@@ -147,6 +147,9 @@ void wrk_publish_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque
 int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to,
                         const wrk_outcome *o, wrk_delivery *d, void *opaque, char *err,
                         size_t errlen);
+/* A transaction begins: no record of it was produced to a reply topic yet (a reply topic's
+ * records are flushed before they would make a batch above its max.message.bytes). */
+void wrk_publish_txn_begin(void);
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
                             const char *why, const wrk_outcome *o, wrk_delivery *d,
                             void *opaque, char *err, size_t errlen);

@@ -73,12 +73,75 @@ static int produce(rd_kafka_t *p, const char *topic, const void *key, size_t key
 }
 
 #define RECORD_FRAMING 128 /* record batch header (61) and one record's varints, with margin */
+#define BATCH_FLUSH_MS 10000
+#define REPLY_CACHE 16
 
-/* max_bytes: the topic's max.message.bytes, or 0 where it is not known. A record that cannot
- * fit is a per-record error (-2), found before the broker refuses it and aborts the
- * transaction with it. */
+/* A reply topic's limit and what this transaction has produced to it since the last flush. A
+ * reply topic is not the worker's own, whose batches batch.size keeps under their limit. */
+typedef struct {
+    size_t max_bytes; /* its max.message.bytes, 0 where not known */
+    size_t *batched;  /* bytes produced to it since the last flush, or NULL */
+} topic_room;
+
+/* The reply topics with a limit that this transaction has produced to. The worker publishes
+ * from one thread. */
+static struct {
+    char topic[256];
+    size_t bytes;
+} reply_batched[REPLY_CACHE];
+static size_t nreply_batched;
+
+void wrk_publish_txn_begin(void)
+{
+    nreply_batched = 0;
+}
+
+/* Every record produced so far delivered: nothing is left for a new one to be batched with. */
+static int flush_batches(rd_kafka_t *p, const char *topic, char *err, size_t errlen)
+{
+    rd_kafka_resp_err_t e = rd_kafka_flush(p, BATCH_FLUSH_MS);
+    if (e) {
+        snprintf(err, errlen, "codeq: publish: records before one for %s not delivered in %d ms: "
+                 "%s", topic, BATCH_FLUSH_MS, rd_kafka_err2str(e));
+        return -1;
+    }
+    for (size_t i = 0; i < nreply_batched; i++) reply_batched[i].bytes = 0;
+    return 0;
+}
+
+/* *bytes: the counter of what this transaction produced to topic since the last flush. */
+static int reply_batched_bytes(rd_kafka_t *p, const char *topic, size_t **bytes, char *err,
+                               size_t errlen)
+{
+    for (size_t i = 0; i < nreply_batched; i++)
+        if (!strcmp(reply_batched[i].topic, topic)) {
+            *bytes = &reply_batched[i].bytes;
+            return 0;
+        }
+    if (nreply_batched == REPLY_CACHE) { /* every counted topic flushed: counted afresh */
+        if (flush_batches(p, topic, err, errlen) < 0) return -1;
+        nreply_batched = 0;
+    }
+    snprintf(reply_batched[nreply_batched].topic, sizeof reply_batched[0].topic, "%s", topic);
+    reply_batched[nreply_batched].bytes = 0;
+    *bytes = &reply_batched[nreply_batched++].bytes;
+    return 0;
+}
+
+/* Records already produced to the topic go out first when this one would join them in a
+ * batch above its limit: the broker judges a record batch, not a record, and would refuse
+ * them together, aborting the transaction and every result in it. */
+static int keep_batch_under(rd_kafka_t *p, const char *topic, const topic_room *room,
+                            size_t need, char *err, size_t errlen)
+{
+    if (!room->batched || !*room->batched || *room->batched + need <= room->max_bytes) return 0;
+    return flush_batches(p, topic, err, errlen);
+}
+
+/* room: NULL, or the topic's limit: a record that cannot fit it is a per-record error (-2),
+ * found before the broker refuses it and aborts the transaction with it. */
 static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_t *j,
-                        size_t max_bytes, wrk_delivery *d, void *opaque, char *err,
+                        const topic_room *room, wrk_delivery *d, void *opaque, char *err,
                         size_t errlen)
 {
     char *s = json_dumps(j, JSON_COMPACT);
@@ -86,16 +149,17 @@ static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_
         snprintf(err, errlen, "codeq: publish: cannot encode a record for %s", topic);
         return -1;
     }
-    size_t len = strlen(s), keylen = key ? strlen(key) : 0;
-    int rc;
-    if (max_bytes && len + keylen + RECORD_FRAMING > max_bytes) {
+    size_t len = strlen(s), keylen = key ? strlen(key) : 0, need = len + keylen + RECORD_FRAMING;
+    int rc = 0;
+    if (room && room->max_bytes && need > room->max_bytes) {
         snprintf(err, errlen, "codeq: publish: reply topic %s takes records of at most %zu "
-                 "bytes (max.message.bytes), the result needs %zu", topic, max_bytes,
-                 len + keylen + RECORD_FRAMING);
+                 "bytes (max.message.bytes), the result needs %zu", topic, room->max_bytes, need);
         rc = -2;
-    } else {
-        rc = produce(p, topic, key, keylen, s, len, NULL, d, opaque, err, errlen);
+    } else if (room && room->max_bytes) {
+        rc = keep_batch_under(p, topic, room, need, err, errlen);
     }
+    if (rc == 0) rc = produce(p, topic, key, keylen, s, len, NULL, d, opaque, err, errlen);
+    if (rc == 0 && room && room->batched) *room->batched += need;
     free(s);
     return rc;
 }
@@ -113,7 +177,7 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
             return -1;
         }
         const char *key = json_string_value(json_object_get(ev, "job_id"));
-        int rc = produce_json(p, c->kafka.audit_topic, key, ev, 0, d, opaque, err, errlen);
+        int rc = produce_json(p, c->kafka.audit_topic, key, ev, NULL, d, opaque, err, errlen);
         if (rc < 0) {
             if (chain) wrk_chain_unstamp(chain); /* a number never produced is no gap */
             return rc;
@@ -125,7 +189,6 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
 /* Reply topics known to exist and to be described to us lately: one metadata request per
  * topic per REPLY_OK_MS, not one per result. The worker publishes from one thread. Each entry
  * also holds what the topic takes (its configuration), read with its metadata. */
-#define REPLY_CACHE 16
 #define REPLY_OK_MS 1000
 #define REPLY_MD_TIMEOUT_MS 3000
 /* The least message.timestamp.{before,after}.max.ms a reply topic (CreateTime) may have. The
@@ -262,7 +325,9 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
     if (strcmp(topic, c->kafka.results_topic) &&
         reply_topic_check(p, topic, &max_bytes, err, errlen) < 0)
         return -2;
-    int rc = produce_json(p, topic, id, o->result, max_bytes, d, opaque, err, errlen);
+    topic_room room = {max_bytes, NULL};
+    if (max_bytes && reply_batched_bytes(p, topic, &room.batched, err, errlen) < 0) return -1;
+    int rc = produce_json(p, topic, id, o->result, &room, d, opaque, err, errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }
 

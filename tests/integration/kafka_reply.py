@@ -18,6 +18,12 @@ topic and the broker's reason, the jobs after it are answered, and the worker ke
             such job aborted the transaction holding every other finished job's result: a
             submitter sending one every 150 ms kept every transaction aborting, no result was
             committed and /healthz failed ("transactions aborted in a row").
+  batched   results that each fit their topic but not together: a reply topic of
+            max.message.bytes=8192 and 4.4 KB results, the worker's own four topics of 16384
+            and 5.9 KB results. The broker's limit is a record batch's, and librdkafka batched
+            up to 1 MB, so a transaction's results to one partition were refused together,
+            the transaction aborted and each of those jobs answered internal_error. Now every
+            one is answered ok, where it asked, with no abort.
   stamp     reply_to a topic with message.timestamp.before.max.ms=0: refused up front like
             small. Produced to, the record is refused (INVALID_TIMESTAMP) and so is the abort
             marker the coordinator then writes to that partition: Kafka 4.1.2 leaves the
@@ -29,6 +35,7 @@ topic and the broker's reason, the jobs after it are answered, and the worker ke
             principal (User:ANONYMOUS, PLAINTEXT), the record refused at delivery; one with
             ALL denied, refused already when its metadata is asked.
 Bounded to about 2 minutes."""
+import json
 import os
 import pathlib
 import shutil
@@ -90,7 +97,9 @@ def check_refused(res, jid, topic, reason):
 s = kt.Setup(NAME, 1)
 sa = kt.Setup(NAME + "-auto", 1)
 ss = kt.Setup(NAME + "-small", 1)
-absent, gone, auto, small, stamp = (f"codeq.reply.{k}-{sfx}" for k in ("absent", "gone", "auto", "small", "stamp"))
+sb = kt.Setup(NAME + "-batched", 1, config=["max.message.bytes=16384"])
+absent, gone, auto, small, stamp, pair = (f"codeq.reply.{k}-{sfx}" for k in
+                                          ("absent", "gone", "auto", "small", "stamp", "pair"))
 acl_env = None
 try:
     # unknown + deleted, on the shared broker.
@@ -156,6 +165,31 @@ try:
     F.check(w4.poll() is None and ss.stop("w4") == 0, "small: w4 did not stop cleanly")
     print(f"{NAME}: small: {len(jobs)} answered in {took:.1f} s", flush=True)
 
+    # batched: each result fits its topic, several together do not.
+    make_topic(kt.BROKERS, pair, "max.message.bytes=8192")
+    hport = free_port()
+    w5 = sb.start("w5", "--slots", "2", "--http", f"127.0.0.1:{hport}")
+    jobs = [{"id": f"pair-{i}", "code": "print('y' * 3500)", "reply_to": pair} for i in range(8)]
+    jobs += [{"id": f"own-{i}", "code": "print('z' * 5000)"} for i in range(12)]
+    sb.produce_jobs(jobs)  # at once: they finish close together, several to a transaction
+    own = [j["id"] for j in jobs if j["id"].startswith("own")]
+    res, took = wait_results(sb, own, 90)
+    F.check(all((res.get(i) or {}).get("stdout") == "z" * 5000 + "\n" for i in own),
+            f"batched: own topics: {sorted((i, (res.get(i) or {}).get('status')) for i in own)}")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60 and len(read_topic(kt.BROKERS, pair)) < 8:
+        time.sleep(0.5)
+    got = [json.loads(x) for x in read_topic(kt.BROKERS, pair)]
+    F.check(sorted(r["id"] for r in got if r.get("stdout") == "y" * 3500 + "\n") ==
+            sorted(f"pair-{i}" for i in range(8)),
+            f"batched: on {pair}: {sorted((r.get('id'), r.get('status')) for r in got)}; on the "
+            f"results topic: {sorted((i, r.get('status')) for i, r in res.items() if i.startswith('pair'))}")
+    _, metrics = http_get(f"http://127.0.0.1:{hport}/metrics")
+    aborted = [ln for ln in metrics.splitlines() if ln.startswith("codeq_transactions_aborted_total")]
+    F.check(aborted == ["codeq_transactions_aborted_total 0"], f"batched: transactions aborted: {aborted}")
+    F.check(w5.poll() is None and sb.stop("w5") == 0, "batched: w5 did not stop cleanly")
+    print(f"{NAME}: batched: {len(jobs)} answered in {took:.1f} s", flush=True)
+
     # auto: the producer may create topics, so an absent one is created, not refused.
     sa.produce_jobs([{"id": "auto", "code": "print('created')", "reply_to": auto}])
     sa.start("w2", "--slots", "1", "-X", "allow.auto.create.topics=true")
@@ -207,7 +241,7 @@ try:
     F.check(s.stop("w1") == 0 and sa.stop("w2") == 0 and sc.stop("w3") == 0,
             "workers did not stop cleanly")
 finally:
-    for x in (s, sa, ss):
+    for x in (s, sa, ss, sb):
         x.kill_all()
     if acl_env:
         if "sc" in dir():

@@ -37,7 +37,8 @@ def dump_threads(pid, why):
 class Setup:
     """Unique topics and group for one test run."""
 
-    def __init__(self, name, partitions, brokers=None):
+    def __init__(self, name, partitions, brokers=None, config=()):
+        """config: NAME=VALUE topic settings for the four topics (codeq topics -c)."""
         sfx = uuid.uuid4().hex[:8]
         self.name = name
         self.brokers = brokers or BROKERS
@@ -48,7 +49,9 @@ class Setup:
         self.logdir = pathlib.Path(os.environ.get("CODEQ_TEST_LOGDIR", "/tmp")) / f"codeq-{name}-{sfx}"
         self.logdir.mkdir(parents=True, exist_ok=True)
         self.workers = {}
-        p = run(["topics", "-b", self.brokers, "--partitions", str(partitions), *self.topic_args], timeout=90)
+        cfg = [a for c in config for a in ("-c", c)]
+        p = run(["topics", "-b", self.brokers, "--partitions", str(partitions), *self.topic_args, *cfg],
+                timeout=90)
         if p.returncode != 0:
             raise RuntimeError(f"codeq topics: {p.stderr}")
         print(f"{name}: broker {self.brokers}, topics {name}-{sfx}.* ({partitions} partitions), "
