@@ -124,16 +124,22 @@ static char *new_id(const char *path)
     return id;
 }
 
+/* The value of an -X property the operator gave (the last one, as librdkafka applies them). */
+static const char *operator_prop(const wrk_kafka_opts *o, const char *name)
+{
+    const char *v = NULL;
+    for (int i = 0; i < o->nprops; i++)
+        if (strcmp(o->props[i][0], name) == 0) v = o->props[i][1];
+    return v;
+}
+
 /* The largest record the producer may send (-X message.max.bytes, else librdkafka's default):
  * a program is read up to that. A larger one could not be sent; one above the job's code limit
  * is sent, and the worker answers it invalid, as it answers any client's. */
 static size_t producer_max(const wrk_kafka_opts *o)
 {
-    size_t max = 1000000;
-    for (int i = 0; i < o->nprops; i++)
-        if (strcmp(o->props[i][0], "message.max.bytes") == 0)
-            max = strtoull(o->props[i][1], NULL, 10);
-    return max;
+    const char *v = operator_prop(o, "message.max.bytes");
+    return v ? strtoull(v, NULL, 10) : WRK_RECORD_DEFAULT_MAX;
 }
 
 /* A program as a job's code: read and checked before anything is sent, so that one bad file
@@ -147,6 +153,18 @@ static json_t *read_program(const char *path, size_t max)
     return c;
 }
 
+/* The jobs topic's max.message.bytes bounds a record batch, and librdkafka batches up to 1 MB:
+ * under that, jobs that each fit were refused together. The producer batches at most the
+ * topic's limit, unless -X batch.size says otherwise. */
+static int fit_batches(rd_kafka_conf_t *conf, const wrk_kafka_opts *o, char *err, size_t errlen)
+{
+    char v[32];
+    size_t max = operator_prop(o, "batch.size") ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic);
+    if (!max || max >= WRK_RECORD_DEFAULT_MAX) return 0;
+    snprintf(v, sizeof v, "%zu", max);
+    return wrk_kafka_set(conf, "batch.size", v, err, errlen);
+}
+
 static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, pending *pd,
                         json_t *in, json_t *reply_to)
 {
@@ -154,7 +172,8 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, p
     wrk_delivery d = {0};
     rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, sizeof err);
     if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, sizeof err) < 0 ||
-        wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, sizeof err) < 0)
+        wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, sizeof err) < 0 ||
+        fit_batches(conf, o, err, sizeof err) < 0)
         goto fail;
     rd_kafka_conf_set_dr_msg_cb(conf, wrk_publish_dr_cb);
     rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);

@@ -119,6 +119,9 @@ typedef struct {
     bool create_time;
     int64_t before_ms, after_ms;
 } wrk_topic_limits;
+/* A topic's max.message.bytes through a handle of its own (a client's producer must be told its
+ * batch.size before it is made); 0 where the broker does not say. */
+size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic);
 void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
                             wrk_topic_limits *out);
 /* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */

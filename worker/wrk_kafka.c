@@ -286,6 +286,17 @@ void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
     describe_topics(rk, &topic, 1, wait_ms, topic_limit, out, note, sizeof note);
 }
 
+size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic)
+{
+    char err[256], note[300];
+    size_t least = 0;
+    rd_kafka_t *rk = admin_handle(o, err, sizeof err);
+    if (!rk) return 0;
+    describe_topics(rk, &topic, 1, 5000, least_max_message, &least, note, sizeof note);
+    rd_kafka_destroy(rk);
+    return least;
+}
+
 int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
                             char *err, size_t errlen)
 {

@@ -23,7 +23,8 @@ topic and the broker's reason, the jobs after it are answered, and the worker ke
             and 5.9 KB results. The broker's limit is a record batch's, and librdkafka batched
             up to 1 MB, so a transaction's results to one partition were refused together,
             the transaction aborted and each of those jobs answered internal_error. Now every
-            one is answered ok, where it asked, with no abort.
+            one is answered ok, where it asked, with no abort. codeq submit's producer, six 5 KB
+            jobs at once to that jobs topic, had them refused together the same way.
   stamp     reply_to a topic with message.timestamp.before.max.ms=0: refused up front like
             small. Produced to, the record is refused (INVALID_TIMESTAMP) and so is the abort
             marker the coordinator then writes to that partition: Kafka 4.1.2 leaves the
@@ -187,6 +188,17 @@ try:
     _, metrics = http_get(f"http://127.0.0.1:{hport}/metrics")
     aborted = [ln for ln in metrics.splitlines() if ln.startswith("codeq_transactions_aborted_total")]
     F.check(aborted == ["codeq_transactions_aborted_total 0"], f"batched: transactions aborted: {aborted}")
+    # codeq submit, to the same 16384-byte jobs topic: six 5 KB programs sent at once.
+    progs = []
+    for i in range(6):
+        f = sb.logdir / f"submit{i}.py"
+        f.write_text(f"# {'c' * 5000}\nprint({i})\n")
+        progs.append(str(f))
+    p = run(["submit", "-b", kt.BROKERS, "--timeout", "60", *sb.topic_args, *progs], timeout=90)
+    outs = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    F.check(p.returncode == 0 and sorted(r.get("stdout") for r in outs) == [f"{i}\n" for i in range(6)],
+            f"batched: codeq submit: rc {p.returncode}, {[r.get('status') for r in outs]}, "
+            f"{p.stderr[-300:]!r}")
     F.check(w5.poll() is None and sb.stop("w5") == 0, "batched: w5 did not stop cleanly")
     print(f"{NAME}: batched: {len(jobs)} answered in {took:.1f} s", flush=True)
 
