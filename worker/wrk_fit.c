@@ -123,7 +123,7 @@ static bool cut_largest(json_t *r, int which)
 }
 
 /* The cuts every fitting makes first, made at once: while a part alone is longer than the
- * room beside the rest it is the largest, so halving the largest halves it (a stream: until
+ * room it is the largest, so halving the largest halves it (a stream: until
  * its bytes, which its strings are at least, fit the room) or drops it (an artifact) before
  * anything else, in whatever order. Each stream is rebuilt once, not once a round: rounds of
  * rebuilds took 0.3-0.7 s for 16 MiB streams. Returns the number of parts cut. */
@@ -148,30 +148,6 @@ static int cut_oversized(json_t *r, size_t room)
     return cuts;
 }
 
-/* What the result encodes to at the least without its parts' strings: the fields, the job's
- * metadata and the framing, which no cut makes smaller. So every flag a cut may set is set (true
- * is shorter than false) and no stream carries base64 (a cut can end a stream's). */
-static size_t rest_len(const json_t *r)
-{
-    static const char *const names[] = {"stdout", "stderr"};
-    json_t *rest = json_copy((json_t *)r); /* shallow: the parts' strings are not copied */
-    if (!rest) return 0;
-    for (size_t i = 0; i < 2; i++) {
-        char key[32];
-        json_object_set_new(rest, names[i], json_string(""));
-        snprintf(key, sizeof key, "%s_base64", names[i]);
-        json_object_del(rest, key);
-        snprintf(key, sizeof key, "%s_truncated", names[i]);
-        if (json_object_get(rest, key)) json_object_set_new(rest, key, json_true());
-    }
-    if (json_object_get(rest, "artifacts_truncated"))
-        json_object_set_new(rest, "artifacts_truncated", json_true());
-    json_object_set_new(rest, "artifacts", json_array());
-    size_t n = encoded_len(rest);
-    json_decref(rest);
-    return n;
-}
-
 static void replace_with_error(json_t *r, size_t max)
 {
     char msg[200];
@@ -189,25 +165,23 @@ static void replace_with_error(json_t *r, size_t max)
 int wrk_result_fit(json_t *r, size_t max)
 {
     if (!r || max == 0) return 0;
-    /* Each round halves one part: ~25 rounds take 16 MiB to nothing. First by the parts'
-     * lengths, a bound from below that costs no encoding (a character encodes to at least one
-     * byte), so the rounds are those that measuring the encoding would make: jansson writes
-     * each escaped control character with an snprintf of its own, ~40 ns a byte, and a job
-     * can print 16 MiB of them to each stream. Encoded whole every round, that took the
-     * worker's thread 10 s (bench/fit_bench.c); now only what the bound leaves is encoded. */
-    size_t rest = rest_len(r), parts;
-    int round = 0, cuts = cut_oversized(r, rest < max ? max - rest : 0);
-    for (int which = largest(r, &parts); round < 200 && rest + parts > max; round++) {
+    /* Each round halves one part: ~25 rounds take 16 MiB to nothing. While the parts'
+     * lengths alone are over the budget (a bound from below: a character encodes to at least
+     * one byte), a round needs no encoding, and it is one that measuring the encoding would
+     * take too: jansson writes each escaped control character with an snprintf of its own, ~40
+     * ns a byte, and a job can print 16 MiB of them to each stream. Encoded whole every round,
+     * that took the worker's thread 10 s (bench/fit_bench.c); now only what the bound leaves
+     * is encoded. A result that fits (nearly all) is encoded once, as before. */
+    int cuts = cut_oversized(r, max);
+    bool fits = false;
+    for (int round = 0; round < 200; round++) {
+        size_t parts;
+        int which = largest(r, &parts);
+        if (parts <= max && (fits = encoded_len(r) <= max)) break;
         if (!cut_largest(r, which)) break;
         cuts++;
-        which = largest(r, &parts);
     }
-    for (; round < 200 && encoded_len(r) > max; round++) {
-        size_t unused;
-        if (!cut_largest(r, largest(r, &unused))) break;
-        cuts++;
-    }
-    if (encoded_len(r) <= max) return cuts > 0;
+    if (fits || encoded_len(r) <= max) return cuts > 0;
     replace_with_error(r, max);
     return -1;
 }
