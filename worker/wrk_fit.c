@@ -87,6 +87,27 @@ static size_t artifact_len(const json_t *a)
     return json_string_length(c ? c : json_object_get(a, "content_base64"));
 }
 
+/* What jansson writes for a string's bytes, quotes aside: two for \\, \", \b, \f, \n,
+ * \r, \t, six for another control character (\u00XX), one for the rest (JSON_COMPACT
+ * escapes nothing else). Exact, so a bound from below on the string's part of the record. */
+static size_t escaped_len(const json_t *s)
+{
+    const unsigned char *p = (const unsigned char *)json_string_value(s);
+    size_t n = json_string_length(s), w = n;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20)
+            w += memchr("\b\f\n\r\t", p[i], 5) ? 1 : 5;
+        else if (p[i] == '"' || p[i] == '\\')
+            w += 1;
+    return w;
+}
+
+static size_t artifact_escaped_len(const json_t *a)
+{
+    json_t *c = json_object_get(a, "content");
+    return escaped_len(c ? c : json_object_get(a, "content_base64"));
+}
+
 /* Drops the largest artifact; false when there is none. */
 static bool drop_artifact(json_t *r)
 {
@@ -102,17 +123,24 @@ static bool drop_artifact(json_t *r)
 }
 
 /* The parts that can be cut, by their strings' lengths: stdout (0), stderr (1), the artifacts
- * together (2). *sum: the three together. Returns the largest. */
-static int largest(json_t *r, size_t *sum)
+ * together (2). Returns the largest. *sum: the three together, as encoded when `escaped`
+ * (a scan of each string), else their lengths. */
+static int largest(json_t *r, bool escaped, size_t *sum)
 {
-    size_t out = json_string_length(json_object_get(r, "stdout")) +
-                 json_string_length(json_object_get(r, "stdout_base64"));
-    size_t err = json_string_length(json_object_get(r, "stderr")) +
-                 json_string_length(json_object_get(r, "stderr_base64"));
-    size_t arts = 0, i;
+    static const char *const keys[] = {"stdout", "stdout_base64", "stderr", "stderr_base64"};
+    size_t len[4], i;
+    *sum = 0;
+    for (i = 0; i < 4; i++) {
+        json_t *s = json_object_get(r, keys[i]);
+        len[i] = json_string_length(s);
+        *sum += escaped ? escaped_len(s) : len[i];
+    }
+    size_t out = len[0] + len[1], err = len[2] + len[3], arts = 0;
     json_t *a;
-    json_array_foreach(json_object_get(r, "artifacts"), i, a) arts += artifact_len(a);
-    *sum = out + err + arts;
+    json_array_foreach(json_object_get(r, "artifacts"), i, a) {
+        arts += artifact_len(a);
+        *sum += escaped ? artifact_escaped_len(a) : artifact_len(a);
+    }
     if (arts >= out && arts >= err && arts > 0) return 2;
     return out >= err ? 0 : 1;
 }
@@ -171,13 +199,16 @@ int wrk_result_fit(json_t *r, size_t max)
      * take too: jansson writes each escaped control character with an snprintf of its own, ~40
      * ns a byte, and a job can print 16 MiB of them to each stream. Encoded whole every round,
      * that took the worker's thread 10 s (bench/fit_bench.c); now only what the bound leaves
-     * is encoded. A result that fits (nearly all) is encoded once, as before. */
+     * is encoded. A result that fits (nearly all) is encoded once, as before. Once an encoding
+     * was too large, the bound is the parts' escaped lengths, a scan of ~1 ns a byte: the
+     * rounds between it and the budget need no encoding either. */
     int cuts = cut_oversized(r, max);
-    bool fits = false;
+    bool fits = false, escaped = false;
     for (int round = 0; round < 200; round++) {
         size_t parts;
-        int which = largest(r, &parts);
-        if (parts <= max && (fits = encoded_len(r) <= max)) break;
+        int which = largest(r, escaped, &parts);
+        if (parts <= max && !(fits = encoded_len(r) <= max)) escaped = true;
+        if (fits) break;
         if (!cut_largest(r, which)) break;
         cuts++;
     }

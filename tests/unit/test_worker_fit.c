@@ -129,6 +129,28 @@ static void test_control_characters_cut(void **st)
     json_decref(r);
 }
 
+/* Two-byte escapes and six-byte ones in one result: the cuts are those an encoding after
+ * every halving would make (the fit measures escapes without encoding; counting a newline
+ * as six bytes, or NUL as one, would cut more, or less, than this). */
+static void test_escapes_measured(void **st)
+{
+    (void)st;
+    json_t *r = result_with(0, 0, 'x', NULL, 0);
+    char *buf = malloc(2u << 20);
+    bool lossy = false;
+    memset(buf, '\n', 2u << 20);
+    json_object_set_new(r, "stdout", wrk_json_bytes(buf, 2u << 20, &lossy));
+    memset(buf, '\0', 2u << 20);
+    json_object_set_new(r, "stderr", wrk_json_bytes(buf, 2u << 20, &lossy));
+    free(buf);
+    assert_false(lossy);
+    assert_int_equal(wrk_result_fit(r, 1000000), 1);
+    assert_true(size_of(r) <= 1000000);
+    assert_int_equal(json_string_length(json_object_get(r, "stdout")), 64u << 10);
+    assert_int_equal(json_string_length(json_object_get(r, "stderr")), 128u << 10);
+    json_decref(r);
+}
+
 static void test_artifacts_largest_first(void **st)
 {
     (void)st;
@@ -170,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_binary_stream_cut),
         cmocka_unit_test(test_text_with_nul_cut),
         cmocka_unit_test(test_control_characters_cut),
+        cmocka_unit_test(test_escapes_measured),
         cmocka_unit_test(test_artifacts_largest_first),
         cmocka_unit_test(test_replaced_when_metadata_too_large),
     };
