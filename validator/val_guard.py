@@ -219,12 +219,33 @@ def _codeq_prepare(policy):
     # logging.config resolves any dotted name with the real __import__ and getattr
     # (BaseConfigurator.resolve("sys.modules"), a red-team review of 2026-12-06), for a policy
     # that allows logging.
+    # json.tool is json's command line: it holds pathlib's Path for its own use (foreign()).
     never = ("numpy.ctypeslib", "numpy.compat", "numpy.distutils", "numpy.f2py",
-             "numpy.testing", "logging.config")
+             "numpy.testing", "logging.config", "json.tool")
 
     def module_allowed(name):
         return name.partition(".")[0] in allowed and \
             not any(name == n or name.startswith(n + ".") for n in never)
+
+    own_module = (type, _types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)
+    accelerators = frozenset(("_blake2",))  # C code of an allowed module (hashlib) named otherwise
+    guard_module = globals().get("__name__")
+
+    def foreign(value):
+        """Whether value is a class or function (or an object of a class) of a module the job
+        may not import. An allowed module's namespace also holds what it imported for its own
+        use: json.tool's pathlib.Path, whose instances reach posixpath, os and sys, and from
+        there the real builtins and the guard's own frame (a red-team review of 2026-12-06);
+        numpy.lib.npyio's os.PathLike; functools' reprlib.recursive_repr. A proxy hands out
+        none of them, whatever its name: a module's C accelerator (_heapq, _json) counts as the
+        module, builtins and what names no module (a bound method of a C object) as before."""
+        try:
+            m = value.__module__ if isinstance(value, own_module) else type(value).__module__
+        except Exception:
+            return False
+        if type(m) is not str or m in ("builtins", guard_module) or m in accelerators:
+            return False  # the guard's own stand-ins (functools.update_wrapper) are handed out
+        return not module_allowed(m) and not module_allowed(m.lstrip("_"))
 
     def denied_name(name):
         if not isinstance(name, str):
@@ -306,6 +327,8 @@ def _codeq_prepare(policy):
                 value = proxy(value)
             elif only is not None:
                 continue  # forwarded on access, never copied (see ForwardingModule)
+            elif foreign(value):
+                continue
             value = swapped(value)
             if value is drop:
                 continue
@@ -347,6 +370,8 @@ def _codeq_prepare(policy):
                     if not module_allowed(value.__name__):
                         raise AttributeError(f"module {name!r} has no attribute {key!r}")
                     value = proxy(value)
+                elif foreign(value):
+                    raise AttributeError(f"module {name!r} has no attribute {key!r}")
                 value = swapped(value)
                 if value is drop:
                     raise AttributeError(f"module {name!r} has no attribute {key!r}")

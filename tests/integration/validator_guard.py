@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import Failures, run  # noqa: E402
+from codeq_test import SRC, Failures, run  # noqa: E402
 
 F = Failures()
 MARK = "GUARD-BYPASSED"
@@ -117,6 +117,10 @@ HOSTILE = {
     "logging_config_resolve": "import logging.config\n"
                               "r = logging.config.BaseConfigurator({}).resolve\n"
                               "print('GUARD-BYPASSED', 'os' in r('sys.modules'))\n",
+    # json.tool holds pathlib's Path; an instance's _flavour.pathmod is the real posixpath,
+    # then os, sys and the guard's own frame (a red-team review of 2026-12-06).
+    "json_tool_path": "import json.tool\n"
+                      "print('GUARD-BYPASSED', json.tool.Path('.')._flavour.pathmod.os.getpid())\n",
     "copy_slot_state_defaults": "import copy\ndef f(x=1):\n    return x\ndef g():\n    return f\n"
                                 "class R:\n    def __reduce_ex__(self, proto):\n"
                                 "        return (g, (), (None, {'__def' + 'aults__': (2,)}))\n"
@@ -156,6 +160,15 @@ def expect_stdout(policy, name, src, want):
 
 
 guard_only = write_policy("guard-only", GUARD_ONLY)
+
+# What an allowed module imported for its own use from a module the job may not import is not
+# on its proxy (reprlib's recursive_repr, _thread's RLock on functools; pathlib's Path on
+# json.tool, above); its own names and its C accelerator's (_functools) are.
+expect_stdout(guard_only, "foreign_exports",
+              "import functools, json\n"
+              "print(hasattr(functools, 'recursive_repr'), hasattr(functools, 'RLock'),\n"
+              "      functools.reduce(lambda a, b: a + b, [1, 2]), json.loads('[1]'))\n",
+              "False False 3 [1]\n")
 
 # The static rules really are off: the hostile programs all pass validation under this policy,
 # so whatever stops them below is the guard.
@@ -423,15 +436,21 @@ expect_stdout("strict", "library_classes_sealed", (
     "print(out.count(True), Mine().decode('x'), Own.x, d.decode(), json.loads('[1]'))\n"),
               "9 42 1 42 [1]\n")
 
-# The job's own classes stay its own after an import that loads new modules (json.tool loads
-# argparse; the seal it triggers walks every class): 853077a sealed them too. The guard's own
-# classes (a proxy module's type) and the library's stay sealed.
-expect_stdout("strict", "job_classes_writable_after_import", (
+# A package whose submodules load modules the job may not import: email.mime.text loads quopri,
+# socket, urllib.parse (json.tool, which loaded argparse, is refused since 2026-12-06).
+STRICT = json.loads((SRC / "policies" / "strict.json").read_text())
+strict_email = write_policy("strict-email", {**STRICT, "name": "strict-email",
+                                             "modules": STRICT["modules"] + ["email"]})
+
+# The job's own classes stay its own after an import that loads new modules (the seal it
+# triggers walks every class): 853077a sealed them too. The guard's own classes (a proxy
+# module's type) and the library's stay sealed.
+expect_stdout(strict_email, "job_classes_writable_after_import", (
     "import collections, json\n"
     "class Own:\n    count = 0\n"
     "class Mine(json.JSONDecoder):\n    pass\n"
     "Point = collections.namedtuple('Point', 'x y')\n"
-    "import json.tool\n"
+    "import email.mime.text\n"
     "Own.count += 1\n"
     "Mine.decode = lambda self, s: 42\n"
     "Point.norm = property(lambda p: p.x * p.x + p.y * p.y)\n"
@@ -529,14 +548,14 @@ expect_stdout(guard_only, "format_errors_as_cpython", (
 # The seal reads and writes a class's real flags: in exec mode it set them from cls.__flags__,
 # which a job's metaclass answered (0: the class lost its heap-type flag and the interpreter
 # aborted). The job's code must not run inside the seal at all.
-expect_stdout("strict", "seal_reads_real_flags", (
+expect_stdout(strict_email, "seal_reads_real_flags", (
     "class M(type):\n"
     "    @property\n"
     "    def __flags__(cls):\n"
     "        print('ran in the seal')\n"
     "        return 0\n"
     "class C(metaclass=M):\n    __module__ = 'json'\n"
-    "import json.tool\n"
+    "import email.mime.text\n"
     "print('after import')\n"),
               "after import\n")
 
