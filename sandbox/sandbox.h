@@ -53,6 +53,11 @@ void sbx_limits_max(sbx_limits *l);
 /* Below these no job can start: the interpreter's own descriptors, exec mode's init and main. */
 #define SBX_MIN_OPEN_FILES 16
 #define SBX_MIN_PIDS 2
+/* Below these a job's throttled reads would hold pages of the host's /usr, locked for every
+ * reader while they wait their turn, for seconds (1 byte/s: a page for the whole wall time):
+ * at the floors one read-ahead window (128 KiB) takes 31 ms, one request 10 ms. */
+#define SBX_MIN_IO_BPS (4u << 20)
+#define SBX_MIN_IO_IOPS 100
 /* Checks l against max and the minimums (1 for the others); on violation writes
  * "limits.memory_mb 4096 above maximum 1024" to why. */
 int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size_t whylen);

@@ -6,7 +6,9 @@
  * 0 is what a forgotten field looks like. Two have higher minimums, below which no job can
  * start (so a client's too-small number is its mistake, not an internal error of ours): the
  * interpreter needs descriptors to start (5 in exec mode and 7 in zygote mode, measured; 16
- * leaves room), and exec mode needs 2 processes (the init and the main).
+ * leaves room), and exec mode needs 2 processes (the init and the main). The I/O limits have
+ * floors too (sandbox.h): a job throttled to a byte a second held a page of the host's /usr
+ * locked, for every reader, for its whole wall time.
  */
 #include "sbx_int.h"
 
@@ -68,10 +70,10 @@ int sbx_limits_check(const sbx_limits *l, const sbx_limits *max, char *why, size
         {"tmpfs_mb", l->tmpfs_mb, max->tmpfs_mb, 1},
         {"artifact_files", l->artifact_files, max->artifact_files, 1},
         {"artifact_bytes", l->artifact_bytes, max->artifact_bytes, 1},
-        {"io_read_bps", l->io_read_bps, max->io_read_bps, 1},
-        {"io_write_bps", l->io_write_bps, max->io_write_bps, 1},
-        {"io_read_iops", l->io_read_iops, max->io_read_iops, 1},
-        {"io_write_iops", l->io_write_iops, max->io_write_iops, 1},
+        {"io_read_bps", l->io_read_bps, max->io_read_bps, SBX_MIN_IO_BPS},
+        {"io_write_bps", l->io_write_bps, max->io_write_bps, SBX_MIN_IO_BPS},
+        {"io_read_iops", l->io_read_iops, max->io_read_iops, SBX_MIN_IO_IOPS},
+        {"io_write_iops", l->io_write_iops, max->io_write_iops, SBX_MIN_IO_IOPS},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (f[i].v < f[i].min) {

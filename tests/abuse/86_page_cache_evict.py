@@ -22,12 +22,7 @@ size = os.fstat(fd).st_size
 m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
 sum(m[i] for i in range(0, size, 4096))  # map the cached pages into this process
 # MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, MADV_COLLAPSE (3.11's mmap has only the first)
-for name, advice in (("REMOVE", 9), ("COLD", 20), ("PAGEOUT", 21), ("COLLAPSE", 25)):
-    try:
-        m.madvise(advice)
-        print("answered: madvise", name, flush=True)
-    except OSError as e:
-        blocked("madvise-" + name, ename(e.errno))
+advise(m, (("REMOVE", 9), ("COLD", 20), ("PAGEOUT", 21), ("COLLAPSE", 25)))
 m.close()
 os.close(fd)
 print("advised")

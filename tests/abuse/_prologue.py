@@ -68,6 +68,16 @@ def try_create(path):
     return None
 
 
+def advise(m, advices):
+    """madvise(name, number) each on mapping m: "answered" when it returns, BLOCKED when not."""
+    for name, advice in advices:
+        try:
+            m.madvise(advice)
+            print("answered: madvise", name, flush=True)
+        except OSError as e:
+            blocked("madvise-" + name, ename(e.errno))
+
+
 # Tag the job's processes (inherited by forks) so the host can find leftovers by name.
 try:
     with open_("/proc/self/comm", "w") as _f:

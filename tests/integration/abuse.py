@@ -38,6 +38,9 @@ Header comments declare what must happen, one per line:
   # host: pagecache                   two host files under /usr (the job gets their paths as
   #                                   ctx["pagecache"]) fully cached before the job must still
   #                                   be cached after it (fincore): no job evicts the host's cache
+  # host: coldcache                   two host files under /usr (ctx["coldcache"]) dropped from
+  #                                   the host's page cache before the job must still be out of
+  #                                   it after: a job's read-ahead advice queues no reads
   # host: blockdev                    ctx["blockdev"]: whether the host's /usr is on a block
   #                                   device the jobs' I/O limits throttle (not on 9p, tmpfs)
   # limits: wall_ms=2000 memory_mb=64 passed as --wall-ms 2000 --memory-mb 64
@@ -311,6 +314,9 @@ def run_case(path):
     pagecache = host.PageCache() if "pagecache" in h["host"] else None
     if pagecache:
         ctx["pagecache"] = pagecache.paths
+    coldcache = host.ColdCache() if "coldcache" in h["host"] else None
+    if coldcache:
+        ctx["coldcache"] = coldcache.paths
     if "blockdev" in h["host"]:
         ctx["blockdev"] = host.usr_blockdev()
     if sentinel:
@@ -375,6 +381,10 @@ def run_case(path):
     if pagecache:
         for path, before, after in pagecache.dropped():
             problems.append(f"host page cache of {path}: {before} bytes before the job, {after} after")
+    if coldcache:
+        for path, before, after, size in coldcache.filled():
+            problems.append(f"read-ahead advice read {path}: {before} of {size} bytes cached "
+                            f"before the job, {after} after")
     host_checks(name, token, run, sentinel, listener, problems, h["host"])
     return name, problems, None, bool(run.cgroups)
 

@@ -280,6 +280,39 @@ def kill_tree(procs):
     time.sleep(0.1)
 
 
+class ColdCache:
+    """Host files a job can read through its /usr, dropped from the host's page cache before
+    the job (posix_fadvise DONTNEED, as root, on pages nobody maps); the job only advises the
+    kernel to read them ahead, and afterwards they must still be out of the cache: advice that
+    queues reads does nothing (a page being read is locked for every reader while the job's
+    throttle holds its read). Files of the jobs' interpreter that nothing here imports."""
+
+    NAMES = ["turtle.py", "pydoc.py"]
+
+    def __init__(self):
+        lib = pathlib.Path(subprocess.run(
+            ["/usr/bin/python3", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
+            capture_output=True, text=True, timeout=60, check=True).stdout.strip())
+        self.paths = [str(lib / n) for n in self.NAMES]
+        for p in self.paths:
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        self.before = {p: PageCache.cached(p) for p in self.paths}
+
+    def filled(self):
+        """[(path, bytes before, bytes after, size)] for each file that the job's advice read
+        (more than a tenth of it cached after the job than before)."""
+        out = []
+        for p in self.paths:
+            after, size = PageCache.cached(p), os.stat(p).st_size
+            if self.before[p] < 0 or after - self.before[p] > size // 10:
+                out.append((p, self.before[p], after, size))
+        return out
+
+
 class PageCache:
     """Host files a job can read through its /usr (the host's, under a read-only overlay),
     fully in the host's page cache before the job; afterwards they must still be (a job

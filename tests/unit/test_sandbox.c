@@ -148,6 +148,14 @@ static void drive(sbx_proc **ps, int n, int max_ms, void (*each)(void *), void *
 
 /* ---- limits ---- */
 
+/* l fails the check against m, with exactly the message want. */
+static void assert_refused(const sbx_limits *l, const sbx_limits *m, const char *want)
+{
+    char why[128];
+    assert_int_equal(sbx_limits_check(l, m, why, sizeof why), -1);
+    assert_string_equal(why, want);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -178,21 +186,24 @@ static void test_limits(void **state)
     assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), 0);
     assert_int_equal(sbx_limits_check(&m, &m, why, sizeof why), 0);
     d.memory_mb = 4096;
-    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
-    assert_string_equal(why, "limits.memory_mb 4096 above maximum 1024");
+    assert_refused(&d, &m, "limits.memory_mb 4096 above maximum 1024");
     sbx_limits_default(&d);
     d.wall_ms = 0;
-    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
-    assert_string_equal(why, "limits.wall_ms 0 below minimum 1");
+    assert_refused(&d, &m, "limits.wall_ms 0 below minimum 1");
     sbx_limits_default(&d);
     d.open_files = SBX_MIN_OPEN_FILES - 1;
-    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
-    assert_string_equal(why, "limits.open_files 15 below minimum 16");
+    assert_refused(&d, &m, "limits.open_files 15 below minimum 16");
     d.open_files = SBX_MIN_OPEN_FILES;
     d.pids = SBX_MIN_PIDS - 1;
-    assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), -1);
-    assert_string_equal(why, "limits.pids 1 below minimum 2");
+    assert_refused(&d, &m, "limits.pids 1 below minimum 2");
     d.pids = SBX_MIN_PIDS;
+    /* A job's reads throttled to a byte a second held a page of the host's /usr locked. */
+    d.io_read_bps = 1;
+    assert_refused(&d, &m, "limits.io_read_bps 1 below minimum 4194304");
+    d.io_read_bps = SBX_MIN_IO_BPS;
+    d.io_write_iops = SBX_MIN_IO_IOPS - 1;
+    assert_refused(&d, &m, "limits.io_write_iops 99 below minimum 100");
+    d.io_write_iops = SBX_MIN_IO_IOPS;
     assert_int_equal(sbx_limits_check(&d, &m, why, sizeof why), 0);
 
     assert_string_equal(sbx_status_name(SBX_OK), "ok");

@@ -548,7 +548,7 @@ static void test_io_throttle(void **state)
     const char *dir = v2 ? v2_job_parent() : "/sys/fs/cgroup/blkio/codeq";
     sbx_job j = job_of("import time\ntime.sleep(1)\n");
     j.limits.io_read_bps = 4194304;
-    j.limits.io_write_iops = 77;
+    j.limits.io_write_iops = 177;
     sbx_proc *p = sbx_start(&g_cfg, &j);
     assert_non_null(p);
     char prefix[32];
@@ -570,7 +570,7 @@ static void test_io_throttle(void **state)
                     snprintf(buf, sizeof buf, "skipped");
                 }
                 if (v2 && f)
-                    snprintf(want, sizeof want, "%s rbps=4194304 wbps=%u riops=%u wiops=77", disk,
+                    snprintf(want, sizeof want, "%s rbps=4194304 wbps=%u riops=%u wiops=177", disk,
                              j.limits.io_write_bps, j.limits.io_read_iops);
                 else
                     snprintf(want, sizeof want, "%s 4194304", disk);
