@@ -70,11 +70,11 @@ static bool valid_id(const char *s, size_t len)
     return chars > 0 && chars <= JOB_MAX_ID;
 }
 
-/* Topic names as Kafka allows them: [A-Za-z0-9._-], at most 249 characters. */
+/* Topic names as Kafka allows them: [A-Za-z0-9._-], at most 249 characters, not "." or "..". */
 static bool valid_topic(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 249) return false;
+    if (n == 0 || n > 249 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return false;
     for (size_t i = 0; i < n; i++)
         if (!(s[i] == '.' || s[i] == '_' || s[i] == '-' || (s[i] >= '0' && s[i] <= '9') ||
               (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')))

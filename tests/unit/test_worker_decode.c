@@ -131,6 +131,10 @@ static void test_reply_to_internal_topic(void **st)
                 "internal topic");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"__transaction_state\"}", true,
                 "internal topic");
+    /* Names Kafka refuses although their characters are allowed: the job ran, then its
+     * result could not be published. */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\".\"}", true, "Kafka topic name");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"..\"}", true, "Kafka topic name");
     wrk_job j;
     char why[256] = "";
     assert_int_equal(decode("{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"_single.ok\"}", &j, why), 0);
