@@ -101,13 +101,19 @@ typedef struct {
     long long offset;
 } wrk_source;
 
+/* A dead letter the broker refused is produced again cut back a step (wrk_publish.c): to
+ * what any topic takes (refused as too large), then minimal (none of the record: its origin,
+ * sizes and hashes), then not at all: given up, said in the log and its audit event. */
+typedef enum { WRK_DEAD_FULL, WRK_DEAD_SMALL, WRK_DEAD_MINIMAL, WRK_DEAD_GIVEN_UP } wrk_dead_level;
+
 /* Collected output of one job: its result and its audit events, in order. */
 typedef struct {
     json_t *result;
     json_t *audit;              /* array of events */
     const char *status;         /* borrowed from result */
     char *reply_to;             /* owned; NULL: the results topic */
-    bool dead_refused;          /* its dead letter was refused at delivery: cut it smaller */
+    wrk_dead_level dead_level;  /* how far its dead letter is cut back after refusals */
+    char dead_refused[300];     /* the refusal that made it minimal, for its codeq.refused */
 } wrk_outcome;
 
 /* One job in progress (wrk_dispatch.c), so a worker can run many at once. */
@@ -135,12 +141,17 @@ const char *wrk_task_job_id(const wrk_task *t);
  * dead-lettered task with the error as its reason, so its partition moves on. */
 wrk_task *wrk_task_dead(const wrk_config *c, const char *why, const char *buf, size_t len,
                         const wrk_source *src);
-/* Publish failures that belong to the job's records (too large for the broker, an unknown or
- * forbidden reply_to): the job is answered with a short internal_error on the results topic
- * instead, in the next transaction, so one job never stalls the others. */
 uint64_t wrk_task_token(const wrk_task *t);
-void wrk_task_unpublishable(wrk_task *t, const char *why);
-bool wrk_task_unpublished(const wrk_task *t);
+/* Publish failures that belong to the job's records (too large for the broker, an unknown or
+ * forbidden reply_to, a dead letter its topic refuses): the records are cut back a step for
+ * the next try, so one job never stalls the others. A result gives way to a short
+ * internal_error on the results topic, then its audit events lose the job's code; a dead
+ * letter is cut back (wrk_dead_level; a step is skipped unless too_large). Returns what was
+ * done, for the log, or NULL when nothing is left to cut: then the topic refuses what any
+ * job would produce. */
+const char *wrk_task_unpublishable(wrk_task *t, const char *why, bool too_large);
+/* What t's records are, for the log: "job ID", or "the dead letter of TOPIC [P] at OFFSET". */
+const char *wrk_task_name(const wrk_task *t, char *buf, size_t n);
 void wrk_task_free(wrk_task *t);
 
 /* Runs the whole path on a raw job record: decode, validate, limits, sandbox. Never fails:

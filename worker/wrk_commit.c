@@ -45,6 +45,7 @@
 typedef struct {
     wrk_task *task;
     const rd_kafka_message_t *msg; /* the job's record, for a dead letter */
+    bool cut_back;                 /* a refusal cut its records back in this transaction */
 } batch_item;
 
 typedef enum { C_IDLE, C_QUEUED, C_RUNNING, C_ENDED } cstate;
@@ -208,25 +209,49 @@ static rd_kafka_error_t *abort_txn(wrk_committer *cm)
     return rd_kafka_abort_transaction(cm->p, CALL_TIMEOUT_MS);
 }
 
-/* One finished job's records. A record that can never be produced (-2) costs only its job: the
- * job is answered with a short internal_error instead, in this same transaction. */
-static int produce_one(wrk_committer *cm, const batch_item *it)
+/* A record of it's job can never be produced, as the broker or the publisher said (why): its
+ * records are cut back a step (wrk_task_unpublishable), said in the log. False when nothing is
+ * left to cut: then the topic refuses what any job would produce (a deleted results topic,
+ * say), and the batch is tried again as after any other failure of the worker's own. */
+static bool cut_back(const batch_item *it, const char *why, bool too_large)
 {
-    char err[512];
+    char name[400];
+    const char *dead_why;
+    bool dead = wrk_task_dead_letter(it->task, &dead_why);
+    const char *event = dead ? "dead_letter_refused" : "result_unpublishable";
+    wrk_log_ctx ctx = {wrk_task_job_id(it->task), rd_kafka_topic_name(it->msg->rkt),
+                       it->msg->partition, it->msg->offset};
+    wrk_task_name(it->task, name, sizeof name);
+    const char *done = wrk_task_unpublishable(it->task, why, too_large);
+    bool given_up = dead && wrk_task_finish(it->task)->dead_level == WRK_DEAD_GIVEN_UP;
+    if (done)
+        wrk_logx(given_up ? WRK_LOG_ERROR : WRK_LOG_WARN, event, &ctx, "worker: %s: %s; %s",
+                 name, why, done);
+    else
+        wrk_logx(WRK_LOG_ERROR, event, &ctx, "worker: %s: %s, although cut back as far as it "
+                 "goes: the topic would refuse any job's records", name, why);
+    return done != NULL;
+}
+
+static int publish(wrk_committer *cm, const batch_item *it, char *err, size_t errlen)
+{
     const char *why;
     void *token = (void *)(uintptr_t)wrk_task_token(it->task);
     wrk_outcome *o = wrk_task_finish(it->task);
-    bool dead = wrk_task_dead_letter(it->task, &why);
-    int rc = dead ? wrk_publish_dead_letter(cm->p, cm->c, it->msg, why, o, NULL, token, err,
-                                            sizeof err)
-                  : wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
-    if (rc == -2 && !dead && !wrk_task_unpublished(it->task)) {
-        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
-                 "worker: job %s: %s; answered internal_error instead",
-                 json_string_value(json_object_get(o->result, "id")), err);
-        wrk_task_unpublishable(it->task, err + strlen("codeq: publish: "));
-        rc = wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, sizeof err);
-    }
+    if (wrk_task_dead_letter(it->task, &why))
+        return wrk_publish_dead_letter(cm->p, cm->c, it->msg, why, o, NULL, token, err, errlen);
+    return wrk_publish_outcome(cm->p, cm->c, o->reply_to, o, NULL, token, err, errlen);
+}
+
+/* One finished job's records. A record that can never be produced (-2) costs only its job: its
+ * records are cut back and produced again in this same transaction (a -2 comes before any of
+ * them was produced). */
+static int produce_one(wrk_committer *cm, const batch_item *it)
+{
+    char err[512];
+    int rc = publish(cm, it, err, sizeof err);
+    while (rc == -2 && cut_back(it, err + strlen("codeq: publish: "), false))
+        rc = publish(cm, it, err, sizeof err);
     /* Said here because this path aborts too: a record the broker refused can surface as
      * the next produce's error instead of a commit's. */
     if (rc < 0)
@@ -235,10 +260,19 @@ static int produce_one(wrk_committer *cm, const batch_item *it)
     return rc < 0 ? -1 : 0;
 }
 
+/* Whether the broker refused a record for its size alone. */
+static bool too_large(rd_kafka_resp_err_t e)
+{
+    return e == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE ||
+           e == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE || e == RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE;
+}
+
 /* A record the broker refused for itself (too large for the topic, an unknown or forbidden
- * reply_to): its job is answered another way in the next transaction, after this one aborts.
- * Purged records of an aborted transaction and worker-wide errors change nothing. Runs on the
- * committer thread (inside the commit's flush), where the batch is its own. */
+ * reply_to, a dead letter its topic will not take): its job's records are cut back for the
+ * next transaction, after this one aborts; once per transaction, however many of them were
+ * refused in it. Purged records of an aborted transaction and worker-wide errors change
+ * nothing. Runs on the committer thread (inside the commit's flush), where the batch is its
+ * own. */
 void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
     (void)rk;
@@ -246,16 +280,14 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
     uint64_t token = (uint64_t)(uintptr_t)m->_private;
     if (!m->err || !token || !wrk_publish_record_error(m->err)) return;
     for (size_t i = 0; i < cm->nitems; i++) {
-        if (wrk_task_token(cm->items[i].task) != token) continue;
+        batch_item *it = &cm->items[i];
+        if (wrk_task_token(it->task) != token) continue;
+        if (it->cut_back) return;
         char why[300];
         snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
                  rd_kafka_err2str(m->err));
-        wrk_logx(WRK_LOG_WARN, "result_unpublishable", NULL,
-                 "worker: a record of job %s: %s; answering internal_error",
-                 json_string_value(json_object_get(wrk_task_finish(cm->items[i].task)->result,
-                                                   "id")),
-                 why);
-        wrk_task_unpublishable(cm->items[i].task, why);
+        it->cut_back = true;
+        cut_back(it, why, too_large(m->err));
         return;
     }
 }
@@ -294,6 +326,7 @@ static bool run_batch(wrk_committer *cm)
     cm->txn_began = wrk_now_ms();
     wrk_publish_txn_begin();
     int rc = 0;
+    for (size_t i = 0; i < cm->nitems; i++) cm->items[i].cut_back = false;
     for (size_t i = 0; i < cm->nitems && rc == 0; i++)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
     if (rc == 0) hold_for_test(cm);
@@ -557,7 +590,7 @@ static int add_item(wrk_committer *cm, wrk_entry *e)
         cm->items = n;
         cm->capitems = cap;
     }
-    cm->items[cm->nitems++] = (batch_item){e->task, e->msg};
+    cm->items[cm->nitems++] = (batch_item){e->task, e->msg, false};
     return 0;
 }
 

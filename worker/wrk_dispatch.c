@@ -7,7 +7,10 @@
  * A job is a wrk_task so that the worker can run many at once: wrk_task_start() does every
  * step up to starting the sandbox and returns; the caller drives the sandbox with poll(2)
  * through wrk_task_proc(); wrk_task_finish() turns the sandbox's report into the result.
- * wrk_execute() is the same thing synchronously, for `codeq run`. */
+ * wrk_execute() is the same thing synchronously, for `codeq run`.
+ * A job's records are held to the record budget when it finishes (wrk_fit.c); those the broker
+ * refuses all the same are cut back a step at a time (wrk_task_unpublishable), down to a short
+ * internal_error, or for a dead letter down to none, never tried again unchanged. */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,13 +281,36 @@ const char *wrk_task_job_id(const wrk_task *t)
     return t->job.id;
 }
 
+/* Every terminal audit event (finished, rejected, invalid, expired) gives way to the one that
+ * says what really happened, so the trail ends once, with the status the job was answered.
+ * Every one: a job whose result did not fit had two, and the one kept was refused forever. */
+static void drop_terminal_events(json_t *audit)
+{
+    size_t i = json_array_size(audit);
+    while (i-- > 0) {
+        const char *ev = json_string_value(json_object_get(json_array_get(audit, i), "event"));
+        if (ev && strcmp(ev, "received") && strcmp(ev, "started")) json_array_remove(audit, i);
+    }
+}
+
+/* The result and every audit event held to the record budget (wrk_fit.c). */
+static void fit_records(wrk_task *t)
+{
+    size_t i;
+    json_t *ev;
+    if (wrk_result_fit(t->r, t->c->result_max_bytes) < 0) {
+        drop_terminal_events(t->out.audit);
+        audit_add(t, "finished", json_pack("{s:s, s:s}", "status", "internal_error", "reason",
+                                           json_string_value(json_object_get(t->r, "message"))));
+    }
+    json_array_foreach(t->out.audit, i, ev) wrk_event_fit(ev, t->c->result_max_bytes);
+}
+
 wrk_outcome *wrk_task_finish(wrk_task *t)
 {
     if (t->proc) collect(t);
-    if (t->r && !t->out.result && wrk_result_fit(t->r, t->c->result_max_bytes) < 0)
-        audit_add(t, "finished", json_pack("{s:s, s:s}", "status", "internal_error", "reason",
-                                           json_string_value(json_object_get(t->r, "message"))));
     if (t->r && !t->out.result) {
+        fit_records(t);
         t->out.result = t->r;
         t->out.status = json_string_value(json_object_get(t->r, "status"));
         t->r = NULL;
@@ -297,32 +323,34 @@ uint64_t wrk_task_token(const wrk_task *t)
     return t->token;
 }
 
-bool wrk_task_unpublished(const wrk_task *t)
+const char *wrk_task_name(const wrk_task *t, char *buf, size_t n)
 {
-    return t->unpublishable;
+    if (t->dead)
+        snprintf(buf, n, "the dead letter of %s [%d] at %lld", t->src.topic ? t->src.topic : "-",
+                 t->src.partition, t->src.offset);
+    else
+        snprintf(buf, n, "job %s", t->job.id ? t->job.id : "-");
+    return buf;
 }
 
-/* The terminal audit event (finished, rejected, invalid, expired) gives way to the one that
- * says what really happened, so the trail ends once, with the status the job was answered. */
-static void drop_terminal_event(json_t *audit)
+/* The job's code (--audit-code full) left out of its audit events; false if none had it. */
+static bool omit_code(json_t *audit)
 {
-    size_t n = json_array_size(audit);
-    const char *ev = n ? json_string_value(json_object_get(json_array_get(audit, n - 1), "event"))
-                       : NULL;
-    if (ev && strcmp(ev, "received") && strcmp(ev, "started")) json_array_remove(audit, n - 1);
-}
-
-void wrk_task_unpublishable(wrk_task *t, const char *why)
-{
-    wrk_outcome *o = wrk_task_finish(t);
-    if (t->dead) {
-        /* The broker refused the dead letter, cut to the budget read at start (the topic's
-         * limit was lowered since): the next one is cut to what any topic takes. */
-        o->dead_refused = true;
-        return;
+    size_t i;
+    json_t *ev;
+    bool cut = false;
+    json_array_foreach(audit, i, ev) {
+        if (!json_object_get(ev, "code")) continue;
+        json_object_del(ev, "code");
+        json_object_set_new(ev, "code_omitted", json_string("its record was refused with it"));
+        cut = true;
     }
-    if (t->unpublishable || !o->result) return;
-    t->unpublishable = true;
+    return cut;
+}
+
+/* The answer that can always be published: a short internal_error on the results topic. */
+static void answer_internal_error(wrk_task *t, wrk_outcome *o, const char *why)
+{
     const json_t *old = o->result;
     char msg[600];
     snprintf(msg, sizeof msg, "codeq: worker: the %s result could not be published%s%s: %s",
@@ -339,9 +367,59 @@ void wrk_task_unpublishable(wrk_task *t, const char *why)
     o->status = "internal_error";
     free(o->reply_to); /* the small answer goes where codeq's results always can */
     o->reply_to = NULL;
-    drop_terminal_event(o->audit);
+    drop_terminal_events(o->audit);
     audit_add(t, "finished",
               json_pack("{s:s, s:o}", "status", "internal_error", "reason", wrk_json_text(msg)));
+}
+
+/* Its dead_lettered event becomes dead_letter_refused: nothing went to the dead-letter topic,
+ * and the record is still where the event's source says. */
+static void give_up_dead_letter(wrk_task *t, const char *why)
+{
+    char reason[1200];
+    size_t i;
+    json_t *ev;
+    snprintf(reason, sizeof reason, "%s; not dead-lettered: even a minimal dead letter was "
+             "refused (%s); the record stays on %s [%d] at offset %lld", t->why, why,
+             t->src.topic ? t->src.topic : "-", t->src.partition, t->src.offset);
+    json_array_foreach(t->out.audit, i, ev) {
+        if (strcmp(json_string_value(json_object_get(ev, "event")), "dead_lettered")) continue;
+        json_object_set_new(ev, "event", json_string("dead_letter_refused"));
+        json_object_set_new(ev, "reason", wrk_json_text(reason));
+    }
+}
+
+/* A dead letter refused as too large was cut to the budget read at start (the topic's limit
+ * was lowered since): the next is cut to what any topic takes. Refused otherwise (a compacted
+ * topic and a record without a key, say) or again: one that holds none of the record. Refused
+ * even so: given up, rather than holding every commit of the worker's partitions. */
+static const char *dead_refused(wrk_task *t, wrk_outcome *o, const char *why, bool too_large)
+{
+    if (o->dead_level == WRK_DEAD_FULL && too_large) {
+        o->dead_level = WRK_DEAD_SMALL;
+        return "cutting it to what any topic takes";
+    }
+    if (o->dead_level < WRK_DEAD_MINIMAL) {
+        o->dead_level = WRK_DEAD_MINIMAL;
+        snprintf(o->dead_refused, sizeof o->dead_refused, "%s", why);
+        return "sending a minimal dead letter instead";
+    }
+    if (o->dead_level == WRK_DEAD_GIVEN_UP) return NULL;
+    o->dead_level = WRK_DEAD_GIVEN_UP;
+    give_up_dead_letter(t, why);
+    return "giving it up: the record stays on its topic, said in its audit event";
+}
+
+const char *wrk_task_unpublishable(wrk_task *t, const char *why, bool too_large)
+{
+    wrk_outcome *o = wrk_task_finish(t);
+    if (t->dead) return dead_refused(t, o, why, too_large);
+    if (!o->result) return NULL;
+    if (t->unpublishable) /* the answer was already the short one */
+        return omit_code(o->audit) ? "producing its audit events without the code" : NULL;
+    t->unpublishable = true;
+    answer_internal_error(t, o, why);
+    return "answering internal_error";
 }
 
 bool wrk_task_dead_letter(const wrk_task *t, const char **why)

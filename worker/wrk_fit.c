@@ -1,15 +1,20 @@
-/* Fit: a result always fits in one Kafka record. A record above the producer's
- * message.max.bytes (or the topic's max.message.bytes) is refused, its transaction aborted,
- * and the worker would retry it forever while no later result is committed. So before a
- * result is published it is measured as encoded and, if too large, shrunk in a fixed order:
+/* Fit: a result and an audit event always fit in one Kafka record. A record above the
+ * producer's message.max.bytes (or the topic's max.message.bytes) is refused, its transaction
+ * aborted, and the worker would retry it forever while no later result is committed. So before
+ * a result is published it is measured as encoded and, if too large, shrunk in a fixed order:
  *   1. the largest of stdout, stderr (each exact bytes, re-encoded as text and, when not
  *      UTF-8, base64) is cut to half, its *_truncated flag set (its *_bytes keeps what the
  *      program wrote); artifacts are dropped whole, largest first, artifacts_truncated set;
- *   2. if that is not enough (the job's own metadata is too large), the result becomes a
- *      short internal_error that says so.
- * Findings are capped where they are made (wrk_findings_json). The budget is fixed at
- * start-up (wrk_config.result_max_bytes): `codeq run` applies the same one as a worker with
- * librdkafka's defaults, so it prints what a worker would publish. */
+ *   2. the findings (at most WRK_FINDINGS_MAX where they are made) are cut to the longest
+ *      head that fits, at least one, findings_total saying how many there were: a hundred
+ *      findings take 13 kB, more than a topic of 8192 bytes takes;
+ *   3. if that is not enough (the job's own metadata is too large, say), the result becomes a
+ *      short internal_error that names the part that is.
+ * An audit event is held to the same budget less the chain the commit stamps on it; what a
+ * job can make large in one is its findings (rejected), cut the same way, and its code
+ * (received, --audit-code full), left out where it is made (wrk_dispatch.c). The budget is
+ * fixed at start-up (wrk_config.result_max_bytes): `codeq run` applies the same one as a
+ * worker with librdkafka's defaults, so it prints what a worker would publish. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,14 +181,67 @@ static int cut_oversized(json_t *r, size_t room)
     return cuts;
 }
 
+/* How many findings o's findings stand for: findings_total where it is, else their count. */
+static json_int_t findings_count(const json_t *o)
+{
+    json_t *total = json_object_get(o, "findings_total");
+    return total ? json_integer_value(total)
+                 : (json_int_t)json_array_size(json_object_get(o, "findings"));
+}
+
+/* o, too large, keeps the longest head of its findings with which it encodes in at most max
+ * bytes (at least `least` of them), findings_total saying how many there were. False if it
+ * is still too large. */
+static bool cut_findings(json_t *o, size_t max, size_t least)
+{
+    json_t *f = json_object_get(o, "findings");
+    size_t n = json_array_size(f), keep;
+    if (n == 0) return false;
+    json_incref(f);
+    json_object_set_new(o, "findings_total", json_integer(findings_count(o)));
+    json_object_set_new(o, "findings", json_array());
+    size_t used = encoded_len(o);
+    for (keep = 0; keep < n; keep++) {
+        size_t len = json_dumpb(json_array_get(f, keep), NULL, 0, JSON_COMPACT) + (keep > 0);
+        if (used + len > max) break;
+        used += len;
+    }
+    if (keep < least) keep = least < n ? least : n;
+    while (json_array_size(f) > keep) json_array_remove(f, json_array_size(f) - 1);
+    json_object_set_new(o, "findings", f);
+    return encoded_len(o) <= max;
+}
+
+/* The member of r that encodes to the most bytes, and how many: what keeps it too large. */
+static size_t largest_member(json_t *r, const char **name)
+{
+    const char *key;
+    json_t *v;
+    size_t most = 0;
+    *name = "id";
+    json_object_foreach(r, key, v) {
+        size_t len = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (len > most) {
+            most = len;
+            *name = key;
+        }
+    }
+    return most;
+}
+
 static void replace_with_error(json_t *r, size_t max)
 {
-    char msg[200];
-    snprintf(msg, sizeof msg, "codeq: worker: the result does not fit in %zu bytes even without "
-             "output and artifacts (the job's metadata is too large)", max);
+    char msg[300];
+    const char *part;
+    size_t len = largest_member(r, &part);
+    snprintf(msg, sizeof msg, "codeq: worker: the result does not fit in %zu bytes even with its "
+             "output, artifacts and findings cut: its largest part, %.40s, takes %zu bytes",
+             max, part, len);
     json_object_set_new(r, "status", json_string("internal_error"));
     json_object_set_new(r, "message", wrk_json_text(msg));
     json_object_set_new(r, "metadata", json_null());
+    json_object_set_new(r, "findings", json_array());
+    json_object_del(r, "findings_total");
     set_stream_bytes(r, "stdout", "", 0);
     set_stream_bytes(r, "stderr", "", 0);
     while (drop_artifact(r))
@@ -213,6 +271,14 @@ int wrk_result_fit(json_t *r, size_t max)
         cuts++;
     }
     if (fits || encoded_len(r) <= max) return cuts > 0;
+    if (cut_findings(r, max, 1)) return 1;
     replace_with_error(r, max);
     return -1;
+}
+
+int wrk_event_fit(json_t *ev, size_t budget)
+{
+    size_t max = budget > WRK_AUDIT_CHAIN_ROOM ? budget - WRK_AUDIT_CHAIN_ROOM : 1;
+    if (budget == 0 || encoded_len(ev) <= max) return 0;
+    return cut_findings(ev, max, 0) ? 1 : -1;
 }

@@ -130,9 +130,17 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char 
                             int ncfg, char *err, size_t errlen);
 
 /* Fit (wrk_fit.c): shrinks result r until it encodes in at most max bytes (0: no bound):
- * output cut and flagged truncated, artifacts dropped (artifacts_truncated), and as a last
- * resort a short internal_error. 0 if it fitted as it was, 1 if shrunk, -1 if replaced. */
+ * output cut and flagged truncated, artifacts dropped (artifacts_truncated), findings cut
+ * (findings_total), and as a last resort a short internal_error. 0 if it fitted as it was, 1
+ * if shrunk, -1 if replaced. */
 int wrk_result_fit(json_t *r, size_t max);
+/* What the audit chain (wrk_audit_chain.c) adds to an event when it is produced, with margin:
+ * writer (WRK_CHAIN_ID_MAX), epochs, hashes, seq. */
+enum { WRK_AUDIT_CHAIN_ROOM = 1024 };
+/* Shrinks audit event ev until, chained, it encodes in at most budget bytes (0: no bound): its
+ * findings cut (findings_total). 0 if it fitted as it was, 1 if shrunk, -1 if still too
+ * large. */
+int wrk_event_fit(json_t *ev, size_t budget);
 
 /* Publish (wrk_publish.c): produce a job's records. Inside a transaction d is NULL (the
  * commit confirms delivery); outside, d counts acknowledgements for wrk_publish_wait. */

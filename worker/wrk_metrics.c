@@ -304,7 +304,8 @@ void wrk_metrics_write(FILE *f)
                "Zygotes started (first start, recycling after max jobs or age, and restarts).",
                (double)sbx_zygote_starts());
     put_lcounter(f, "codeq_validator_findings_total", "rule",
-                 "Validator findings in rejected jobs, by rule (the first 100 per job).",
+                 "Validator findings in rejected jobs, by rule (those the result carries, "
+                 "100 at most).",
                  &m.findings);
     put_scalar(f, "codeq_dead_letters_total", "counter", "Records sent to the dead-letter topic.",
                (double)m.dead_letters);

@@ -3,7 +3,8 @@
  * in order. A record without a usable id goes to the dead-letter topic unchanged — its value,
  * its key and its headers — with the reason and its origin in headers added after the
  * original ones, so its owner can find it (by key) and replay it, and nothing the producer
- * sent is ever lost.
+ * sent is ever lost. One without a key gets one, where it is: a compacted dead-letter topic
+ * takes no record without.
  * Each produce carries a wrk_delivery as opaque; the delivery-report callback counts it down,
  * and the caller commits only when it reaches zero with no failure. */
 #include <stdint.h>
@@ -164,6 +165,25 @@ static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_
     return rc;
 }
 
+/* -2 when an audit event of o does not fit its record even cut (wrk_event_fit: those
+ * wrk_task_finish fitted stay as they are). Found before any of the job's records is
+ * produced: its records cut back are produced again in the same transaction, and would be
+ * published twice. */
+static int audit_fits(const wrk_config *c, const wrk_outcome *o, char *err, size_t errlen)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(o->audit, i, ev) {
+        if (wrk_event_fit(ev, c->result_max_bytes) >= 0) continue;
+        snprintf(err, errlen, "codeq: publish: its %s audit event does not fit in %zu bytes",
+                 json_string_value(json_object_get(ev, "event")), c->result_max_bytes);
+        return -2;
+    }
+    return 0;
+}
+
+/* After the job's first record: an error of the audit topic's own aborts (-1), as it would
+ * refuse any job's events. */
 static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *o,
                          wrk_delivery *d, void *opaque, char *err, size_t errlen)
 {
@@ -180,7 +200,7 @@ static int produce_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *
         int rc = produce_json(p, c->kafka.audit_topic, key, ev, NULL, d, opaque, err, errlen);
         if (rc < 0) {
             if (chain) wrk_chain_unstamp(chain); /* a number never produced is no gap */
-            return rc;
+            return -1;
         }
     }
     return 0;
@@ -322,6 +342,7 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
     const char *id = json_string_value(json_object_get(o->result, "id"));
     const char *topic = reply_to ? reply_to : c->kafka.results_topic;
     size_t max_bytes = 0;
+    if (audit_fits(c, o, err, errlen) < 0) return -2;
     if (strcmp(topic, c->kafka.results_topic) &&
         reply_topic_check(p, topic, &max_bytes, err, errlen) < 0)
         return -2;
@@ -379,58 +400,102 @@ static size_t copy_headers(rd_kafka_headers_t *h, const rd_kafka_headers_t *orig
     return used;
 }
 
-int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
-                            const char *why, const wrk_outcome *o, wrk_delivery *d,
-                            void *opaque, char *err, size_t errlen)
+/* The dead letter's key: the record's own, cut to kkeep bytes; where it had none, or it is cut
+ * to nothing (a minimal dead letter), where the record is, "topic/partition/offset": a compacted
+ * dead-letter topic refuses a record without a key (INVALID_RECORD), and its owner finds the
+ * dead letter by key. */
+static const char *dead_letter_key(const rd_kafka_message_t *m, size_t kkeep,
+                                   const char *where, size_t *keylen)
+{
+    *keylen = kkeep;
+    if (m->key && (kkeep > 0 || m->key_len == 0)) return m->key;
+    *keylen = strlen(where);
+    return where;
+}
+
+/* What of a record its dead letter keeps: bytes of its key, its value and its headers. */
+typedef struct {
+    size_t klen, kkeep, vlen, vkeep, hlen, hkept;
+} dead_cut;
+
+/* Cuts the dead letter to room: the key and the original headers to a quarter of it each, the
+ * value to the rest, each cut said in headers with the original size and sha256 (to match it
+ * on replay). A room of 0 keeps none of them. True if anything was cut. */
+static bool cut_dead_letter(rd_kafka_headers_t *h, const rd_kafka_message_t *m,
+                            const rd_kafka_headers_t *orig, const void *value, size_t room,
+                            dead_cut *k)
+{
+    k->klen = m->key ? m->key_len : 0;
+    k->vlen = value ? m->len : 0;
+    k->hlen = copy_headers(NULL, orig, SIZE_MAX);
+    bool cut = k->klen + k->vlen + k->hlen > room;
+    k->kkeep = cut && k->klen > room / 4 ? room / 4 : k->klen;
+    k->hkept = copy_headers(h, orig, cut ? room / 4 : SIZE_MAX);
+    size_t vroom = room - k->kkeep - k->hkept;
+    k->vkeep = k->vlen > vroom ? vroom : k->vlen;
+    if (k->kkeep < k->klen) {
+        rd_kafka_header_add(h, "codeq.key.truncated", -1, "true", -1);
+        add_original(h, "key", m->key, k->klen);
+    }
+    if (k->vkeep < k->vlen) {
+        rd_kafka_header_add(h, "codeq.value.truncated", -1, "true", -1);
+        add_original(h, "value", value, k->vlen);
+    }
+    return cut;
+}
+
+/* codeq's own headers, after the record's: why, what the record lacked, where it is. */
+static void add_codeq_headers(rd_kafka_headers_t *h, const rd_kafka_message_t *m,
+                              const char *why, const wrk_outcome *o)
 {
     char num[32];
-    const char *topic = rd_kafka_topic_name(m->rkt);
-    rd_kafka_headers_t *orig = NULL;
-    if (rd_kafka_message_headers(m, &orig) != RD_KAFKA_RESP_ERR_NO_ERROR) orig = NULL;
-    /* A dead letter must fit one record like a result: a job record near its topic's limit,
-     * with codeq's headers added, or a dead-letter topic with a smaller limit than the jobs
-     * topic, would be refused forever and hold every commit. What does not fit is cut: the
-     * key and the original headers to a quarter of the room each, the value to the rest,
-     * each cut said in headers with the original size and sha256 (to match it on replay). */
-    size_t budget = c->result_max_bytes ? c->result_max_bytes
-                                        : WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
-    if (o->dead_refused && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
-    size_t ours = header_cost("codeq.error", strlen(why)) +
-                  header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
-                  header_cost("codeq.value.unavailable", 4) + CUT_RESERVE;
-    size_t room = budget > ours ? budget - ours : 0;
-    /* A record the consumer could not decode carries librdkafka's error text as its payload,
-     * not the job: it is left out, said in a header; codeq.source.* tell where the job is. */
-    const void *value = m->err ? NULL : m->payload;
-    size_t klen = m->key ? m->key_len : 0, vlen = value ? m->len : 0;
-    size_t hcost = copy_headers(NULL, orig, SIZE_MAX);
-    rd_kafka_headers_t *h = rd_kafka_headers_new(8);
-    bool cut = klen + vlen + hcost > room;
-    size_t kkeep = cut && klen > room / 4 ? room / 4 : klen;
-    size_t hkept = copy_headers(h, orig, cut ? room / 4 : SIZE_MAX);
-    size_t vroom = room - kkeep - hkept;
-    size_t vkeep = vlen > vroom ? vroom : vlen;
-    if (kkeep < klen) {
-        rd_kafka_header_add(h, "codeq.key.truncated", -1, "true", -1);
-        add_original(h, "key", m->key, klen);
-    }
-    if (vkeep < vlen) {
-        rd_kafka_header_add(h, "codeq.value.truncated", -1, "true", -1);
-        add_original(h, "value", value, vlen);
-    }
-    if (m->err)
-        rd_kafka_header_add(h, "codeq.value.unavailable", -1, "true", -1);
+    if (!m->key) rd_kafka_header_add(h, "codeq.key.absent", -1, "true", -1);
+    if (m->err) rd_kafka_header_add(h, "codeq.value.unavailable", -1, "true", -1);
+    if (o->dead_level >= WRK_DEAD_MINIMAL)
+        rd_kafka_header_add(h, "codeq.refused", -1, o->dead_refused, -1);
     rd_kafka_header_add(h, "codeq.error", -1, why, -1);
-    rd_kafka_header_add(h, "codeq.source.topic", -1, topic, -1);
+    rd_kafka_header_add(h, "codeq.source.topic", -1, rd_kafka_topic_name(m->rkt), -1);
     snprintf(num, sizeof num, "%d", (int)m->partition);
     rd_kafka_header_add(h, "codeq.source.partition", -1, num, -1);
     snprintf(num, sizeof num, "%lld", (long long)m->offset);
     rd_kafka_header_add(h, "codeq.source.offset", -1, num, -1);
-    if (cut)
+}
+
+int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
+                            const char *why, const wrk_outcome *o, wrk_delivery *d,
+                            void *opaque, char *err, size_t errlen)
+{
+    char where[320];
+    const char *topic = rd_kafka_topic_name(m->rkt);
+    if (audit_fits(c, o, err, errlen) < 0) return -2;
+    if (o->dead_level == WRK_DEAD_GIVEN_UP) return produce_audit(p, c, o, d, opaque, err, errlen);
+    rd_kafka_headers_t *orig = NULL;
+    if (rd_kafka_message_headers(m, &orig) != RD_KAFKA_RESP_ERR_NO_ERROR) orig = NULL;
+    snprintf(where, sizeof where, "%s/%d/%lld", topic, (int)m->partition, (long long)m->offset);
+    /* A dead letter must fit one record like a result: a job record near its topic's limit,
+     * with codeq's headers added, or a dead-letter topic with a smaller limit than the jobs
+     * topic, would be refused forever and hold every commit. What does not fit is cut. */
+    size_t budget = c->result_max_bytes ? c->result_max_bytes
+                                        : WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
+    if (o->dead_level == WRK_DEAD_SMALL && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
+    size_t ours = header_cost("codeq.error", strlen(why)) +
+                  header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
+                  header_cost("codeq.value.unavailable", 4) + header_cost("codeq.key.absent", 4) +
+                  strlen(where) + CUT_RESERVE;
+    size_t room = budget > ours && o->dead_level < WRK_DEAD_MINIMAL ? budget - ours : 0;
+    /* A record the consumer could not decode carries librdkafka's error text as its payload,
+     * not the job: it is left out, said in a header; codeq.source.* tell where the job is. */
+    const void *value = m->err ? NULL : m->payload;
+    size_t keylen;
+    dead_cut k;
+    rd_kafka_headers_t *h = rd_kafka_headers_new(8);
+    if (cut_dead_letter(h, m, orig, value, room, &k) && o->dead_level < WRK_DEAD_MINIMAL)
         wrk_log("worker: dead letter of %s [%d] at %lld cut to fit %zu bytes: key %zu of %zu, "
                 "value %zu of %zu, headers %zu of %zu", topic, (int)m->partition,
-                (long long)m->offset, budget, kkeep, klen, vkeep, vlen, hkept, hcost);
-    int rc = produce(p, c->kafka.dlq_topic, m->key, kkeep, value, vkeep, h, d, opaque, err,
+                (long long)m->offset, budget, k.kkeep, k.klen, k.vkeep, k.vlen, k.hkept, k.hlen);
+    add_codeq_headers(h, m, why, o);
+    const char *key = dead_letter_key(m, k.kkeep, where, &keylen);
+    int rc = produce(p, c->kafka.dlq_topic, key, keylen, value, k.vkeep, h, d, opaque, err,
                      errlen);
     return rc < 0 ? rc : produce_audit(p, c, o, d, opaque, err, errlen);
 }

@@ -14,7 +14,15 @@ retried it forever, committing nothing more.
   plain    a small record: unchanged, nothing said cut
   after    5 quick jobs behind them: all ok
 Every dead letter is at most the topic's limit, keeps codeq.error and its source, and the
-worker's log shows no aborted transaction. Bounded to about a minute."""
+worker's log shows no aborted transaction.
+
+  keyless  (a worker of its own, whose dead-letter topic has cleanup.policy=compact) a record
+           "garbage" without a key between quick jobs. The broker refuses a record without a
+           key on a compacted topic (INVALID_RECORD), and the worker only cut the next try
+           smaller: it aborted about 5 transactions a second forever, and no job behind it was
+           answered. Now the dead letter is keyed by where the record is (topic/0/offset),
+           with codeq.key.absent, every job is answered, and no transaction aborts.
+Bounded to about two minutes."""
 import hashlib
 import pathlib
 import re
@@ -44,6 +52,15 @@ for t, mx in ((jobs_t, 3000000), (dlq_t, DLQ_MAX)):
 s.topics["jobs"], s.topics["dlq"] = jobs_t, dlq_t
 s.topic_args = ["--jobs-topic", jobs_t, "--results-topic", s.topics["results"], "--audit-topic",
                 s.topics["audit"], "--dlq-topic", dlq_t]
+# keyless: a Setup of its own, its dead-letter topic compacted
+sk = kt.Setup(NAME + "-keyless", 1)
+compact_t = f"{NAME}-{sfx}.compactdlq"
+p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "cleanup.policy=compact",
+         "--jobs-topic", compact_t + ".unused", "--results-topic", sk.topics["results"],
+         "--audit-topic", sk.topics["audit"], "--dlq-topic", compact_t], timeout=90)
+F.check(p.returncode == 0, f"codeq topics {compact_t}: {p.stderr}")
+sk.topics["dlq"] = compact_t
+sk.topic_args[sk.topic_args.index("--dlq-topic") + 1] = compact_t
 
 
 def produce(key, value, headers):
@@ -61,8 +78,45 @@ produce(big_k, "V" * 60000, ["hk=x"])
 produce("k-bighdr", "W" * 1000, ["huge=" + "H" * 120000, "small=s"])
 produce("k-plain", "not json", ["h=v"])
 s.produce_jobs([{"id": f"after-{i}", "code": f"print({i})"} for i in range(5)])
+keyless_ids = [f"keyless-{i}" for i in range(6)]
+sk.produce_jobs([{"id": i, "code": "print(1)"} for i in keyless_ids[:3]])
+p = subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", sk.topics["jobs"]], input="garbage\n",
+                   capture_output=True, text=True, timeout=60)  # no -k: a record without a key
+F.check(p.returncode == 0, f"kcat produce garbage: {p.stderr}")
+sk.produce_jobs([{"id": i, "code": "print(1)"} for i in keyless_ids[3:]])
+
+
+def check_keyless():
+    t1, res = time.monotonic(), {}
+    while time.monotonic() - t1 < 45:
+        res = {r["id"]: r for r in sk.read_unless_held("results")}
+        if set(keyless_ids) <= set(res):
+            break
+        time.sleep(1)
+    F.check(all((res.get(i) or {}).get("status") == "ok" for i in keyless_ids),
+            f"keyless: the jobs around it: {[(i, (res.get(i) or {}).get('status')) for i in keyless_ids]}")
+    try:
+        out = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", compact_t, "-e", "-o", "beginning",
+                              "-q", "-X", "isolation.level=read_committed", "-f", "%k\t%h\t%s\n"],
+                             capture_output=True, text=True, timeout=15).stdout
+    except subprocess.TimeoutExpired:
+        out = ""
+    dl = [line.split("\t") for line in out.splitlines() if line]
+    want = f"{sk.topics['jobs']}/0/3"  # three jobs before it
+    F.check(len(dl) == 1 and dl[0][0] == want and dl[0][2] == "garbage" and
+            "codeq.key.absent=true" in dl[0][1] and "codeq.error=" in dl[0][1],
+            f"keyless: dead letters {dl}, want one keyed {want}")
+    ev = [e for e in sk.read_unless_held("audit") if e.get("event") == "dead_lettered"]
+    F.check(len(ev) == 1 and ev[0]["source"]["offset"] == 3, f"keyless: dead_lettered events {ev}")
+    log = (sk.logdir / "w2.log").read_text()
+    F.check(log.count("(aborting)") == 0, f"keyless: {log.count('(aborting)')} aborted transactions")
+    print(f"{NAME}: keyless: {len(res)} jobs and {len(dl)} dead letter in "
+          f"{time.monotonic() - t1:.1f} s", flush=True)
+
+
 try:
     w = s.start("w1", "--slots", "1")
+    sk.start("w2", "--slots", "1")
     ids = [f"after-{i}" for i in range(5)]
     t0 = time.monotonic()
     res, dl = {}, []
@@ -105,7 +159,9 @@ try:
     F.check(log.count("(aborting)") == 0, f"{log.count('(aborting)')} aborted transactions")
     F.check(w.poll() is None, f"the worker exited ({w.returncode})")
     print(f"{NAME}: {len(dl)} dead letters and {len(ids)} jobs in {time.monotonic() - t0:.1f} s", flush=True)
-    F.check(s.stop("w1") == 0, "the worker did not stop cleanly")
+    check_keyless()
+    F.check(s.stop("w1") == 0 and sk.stop("w2") == 0, "the workers did not stop cleanly")
 finally:
     s.kill_all()
+    sk.kill_all()
 F.finish(NAME)

@@ -21,6 +21,13 @@ abort its transaction and retry it forever, committing nothing more.
              the consumer's error in codeq.error, the job behind them answered, that
              worker's peak RSS under 120 MB
   after      20 quick jobs behind them: all ok
+  small      (a worker of its own, all four topics of max.message.bytes 8192, which the worker
+             supports) 200 lines of eval(0) between quick jobs: its 100 findings are 13 kB. It
+             was replaced by an internal_error still carrying them, its rejected event was never
+             measured, and the broker refused both: every transaction aborted forever, and the
+             jobs behind it were never answered. Now it is rejected with the findings that fit,
+             findings_total 200, in its result and its audit event, every job is answered, and
+             no transaction aborts
 Every result is at most the record budget the worker logged, schema-valid, exactly once, and
 the worker's log shows no endless aborts. A worker started with --limit-max output_bytes
 above the budget refuses to start. Bounded to about 3 minutes."""
@@ -34,7 +41,7 @@ import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import BIN, RESULT, Failures, run, schema_errors  # noqa: E402
+from codeq_test import AUDIT, BIN, RESULT, Failures, run, schema_errors  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 NAME = "wedge"
@@ -43,6 +50,7 @@ kt.require_broker(NAME)
 s = kt.Setup(NAME, 2)
 sd = kt.Setup(NAME + "-data", 1)  # a worker of the data policy, for the artifact job
 sb = kt.Setup(NAME + "-bombs", 1)  # a worker of its own, whose peak RSS is the bombs' cost
+sf = kt.Setup(NAME + "-small", 1, config=["max.message.bytes=8192"])  # the many findings
 sfx = uuid.uuid4().hex[:8]
 small = f"codeq.reply.small-{sfx}"
 p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "max.message.bytes=20000",
@@ -62,6 +70,41 @@ art = {"id": "artifact", "code": "b = bytes(range(256))\nopen('big.bin', 'wb').w
        "open('mid.bin', 'wb').write((b * 3200)[:800000])\nopen('small.txt', 'w').write('kept')\n"
        "print('done')"}
 after = [{"id": f"after-{i}", "code": f"print({i})"} for i in range(20)]
+small_jobs = ([{"id": f"small-before-{i}", "code": f"print({i})"} for i in range(3)] +
+              [{"id": "small-findings", "code": "eval(0)\n" * 200}] +
+              [{"id": f"small-after-{i}", "code": f"print({i})"} for i in range(5)])
+
+
+def check_small():
+    ids = [j["id"] for j in small_jobs]
+    got, results, t1 = {}, [], time.monotonic()
+    while time.monotonic() - t1 < 60:
+        results = sf.read_unless_held("results")
+        got = {r["id"]: r for r in results}
+        if set(ids) <= set(got):
+            break
+        time.sleep(1)
+    F.check(set(ids) <= set(got), f"small: never answered: {sorted(set(ids) - set(got))}")
+    F.check(all((got.get(i) or {}).get("status") == "ok" for i in ids if i != "small-findings"),
+            f"small: the jobs around it: {sorted((i, (got.get(i) or {}).get('status')) for i in ids)}")
+    r = got.get("small-findings") or {}
+    F.check(r.get("status") == "rejected" and 0 < len(r.get("findings", [])) < 100 and
+            r.get("findings_total") == 200 and not schema_errors(RESULT, r),
+            f"small: findings: {r.get('status')} {len(r.get('findings', []))} of "
+            f"{r.get('findings_total')}: {r.get('message')} {schema_errors(RESULT, r)[:2]}")
+    audit = sf.read_unless_held("audit")
+    ev = [e for e in audit if e.get("job_id") == "small-findings" and e.get("event") == "rejected"]
+    F.check(len(ev) == 1 and 0 < len(ev[0].get("findings", [])) < 100 and
+            ev[0].get("findings_total") == 200 and not schema_errors(AUDIT, ev[0]),
+            f"small: rejected events {[(len(e.get('findings', [])), e.get('findings_total')) for e in ev]}")
+    lost, dup, bad = kt.exactly_once(results, audit, ids)
+    F.check(not lost and not dup and not bad, f"small: lost {lost} dup {dup} audit {bad}")
+    aborts = (sf.logdir / "w4.log").read_text().count("(aborting)")
+    F.check(aborts == 0, f"small: {aborts} aborted transactions in w4's log")
+    print(f"{NAME}: small: {len(got)} answered, {len(r.get('findings', []))} of "
+          f"{r.get('findings_total')} findings carried, {aborts} aborts", flush=True)
+
+
 try:
     # The refusal first: a worker that cannot carry its maximum output says so at start.
     p = run(["worker", "-b", kt.BROKERS, "--limit-max", "output_bytes=4000000", *s.topic_args],
@@ -86,6 +129,8 @@ try:
     sb.produce_jobs([{"id": "after-bombs", "code": "print('past the bombs')"}])
     sb.start("w3", "--slots", "1")
     s.start("w1", "--slots", "2")
+    sf.produce_jobs(small_jobs)
+    sf.start("w4", "--slots", "2")
     sd.produce_jobs([art])
     sd.start("w2", "--slots", "1", "--policy", "data")
     ids = [j["id"] for j in jobs + after]
@@ -156,9 +201,10 @@ try:
     F.check(aborts <= 3, f"{aborts} aborted transactions in the workers' logs")
     print(f"{NAME}: {len(results)} answered in {time.monotonic() - t0:.1f} s, budget {budget}, "
           f"largest result {max(map(int, raw)) if raw else 0} bytes, {aborts} aborts", flush=True)
-    F.check(s.stop("w1") == 0 and sd.stop("w2") == 0 and sb.stop("w3") == 0,
+    check_small()
+    F.check(s.stop("w1") == 0 and sd.stop("w2") == 0 and sb.stop("w3") == 0 and sf.stop("w4") == 0,
             "workers did not stop cleanly")
 finally:
-    for x in (s, sd, sb):
+    for x in (s, sd, sb, sf):
         x.kill_all()
 F.finish(NAME)

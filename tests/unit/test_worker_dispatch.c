@@ -1,7 +1,9 @@
 /* Dispatch units: what a job's sender and the operator each learn when codeq itself fails.
  * A result goes to whoever sent the job, so an internal error's host paths are elided there;
  * the audit event (the operator's) keeps the sandbox's whole text, and `codeq run`, whose
- * caller is the operator, shows it whole in the result too. Runs real sandboxes (root). */
+ * caller is the operator, shows it whole in the result too. Runs real sandboxes (root).
+ * And a job's records always fit its record budget, cut back a step each time the broker
+ * refuses them, until nothing is left to cut. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -126,6 +128,115 @@ static void test_elide_paths(void **st)
     assert_string_equal(out, "open(<h");
 }
 
+/* A rejected job (200 lines of eval(0)) under a record budget of 6144 (topics of
+ * max.message.bytes 8192), finished. */
+typedef struct {
+    wrk_config c;
+    wrk_task *t;
+    wrk_outcome *o;
+    char trail[256];
+} rejected;
+
+static void rejected_run(rejected *x, const char *metadata)
+{
+    enum { LINES = 200 };
+    static char job[LINES * 12 + 40000];
+    int n = snprintf(job, sizeof job, "{\"id\":\"many\",%s\"code\":\"", metadata);
+    for (int i = 0; i < LINES; i++) n += snprintf(job + n, sizeof job - (size_t)n, "eval(0)\\n");
+    snprintf(job + n, sizeof job - (size_t)n, "\"}");
+    wrk_config_default(&x->c);
+    x->c.worker_id = "w-test";
+    x->c.result_max_bytes = 6144;
+    x->t = wrk_task_start(&x->c, job, strlen(job), NULL, NULL);
+    assert_non_null(x->t);
+    assert_true(wrk_task_done(x->t));
+    x->o = wrk_task_finish(x->t);
+}
+
+static size_t encoded(const json_t *j)
+{
+    return json_dumpb(j, NULL, 0, JSON_COMPACT);
+}
+
+/* The events of x's outcome, by name, in order ("received,rejected"). */
+static const char *trail(rejected *x)
+{
+    size_t i, at = 0;
+    json_t *ev;
+    x->trail[0] = '\0';
+    json_array_foreach(x->o->audit, i, ev)
+        at += (size_t)snprintf(x->trail + at, sizeof x->trail - at, "%s%s", i ? "," : "",
+                               json_string_value(json_object_get(ev, "event")));
+    return x->trail;
+}
+
+static const char *status(const rejected *x)
+{
+    return json_string_value(json_object_get(x->o->result, "status"));
+}
+
+/* 200 findings of eval(0), 100 carried: the result and the rejected event keep the findings
+ * that fit in the budget, findings_total 200; each record fits. The result used to become an
+ * internal_error still carrying them all, and the event was never checked: on topics of 8192
+ * bytes the broker refused them, every transaction aborted, and no later job was answered. */
+static void test_rejected_fits_small_budget(void **st)
+{
+    (void)st;
+    rejected x;
+    rejected_run(&x, "");
+    assert_string_equal(status(&x), "rejected");
+    assert_true(encoded(x.o->result) <= 6144);
+    size_t kept = json_array_size(json_object_get(x.o->result, "findings"));
+    assert_true(kept >= 30 && kept < 100);
+    assert_int_equal(json_integer_value(json_object_get(x.o->result, "findings_total")), 200);
+    assert_string_equal(trail(&x), "received,rejected");
+    json_t *ev = json_array_get(x.o->audit, 1);
+    assert_true(encoded(ev) <= 6144 - WRK_AUDIT_CHAIN_ROOM);
+    assert_true(json_array_size(json_object_get(ev, "findings")) >= 30);
+    assert_int_equal(json_integer_value(json_object_get(ev, "findings_total")), 200);
+    wrk_task_free(x.t);
+}
+
+/* Metadata too large for any result: a short internal_error that says so, no findings, and
+ * one terminal event (the rejected one, whose findings are cut all the same, gives way). */
+static void test_replaced_result_ends_trail_once(void **st)
+{
+    (void)st;
+    rejected x;
+    char meta[12100];
+    memset(meta, 'm', sizeof meta);
+    memcpy(meta, "\"metadata\":\"", 12);
+    memcpy(meta + sizeof meta - 3, "\",", 3); /* ends the string, and a NUL */
+    rejected_run(&x, meta);
+    assert_string_equal(status(&x), "internal_error");
+    assert_non_null(strstr(json_string_value(json_object_get(x.o->result, "message")), "metadata"));
+    assert_int_equal(json_array_size(json_object_get(x.o->result, "findings")), 0);
+    assert_true(encoded(x.o->result) <= 6144);
+    assert_string_equal(trail(&x), "received,finished");
+    wrk_task_free(x.t);
+}
+
+/* Refused by the broker all the same: a short internal_error with one terminal event, then
+ * audit events without the code, then nothing left to cut. */
+static void test_refused_records_cut_back(void **st)
+{
+    (void)st;
+    rejected x;
+    const char *why = "audit refused it: too large";
+    rejected_run(&x, "");
+    /* as --audit-code full puts it there */
+    json_object_set_new(json_array_get(x.o->audit, 0), "code", json_string("eval(0)"));
+    assert_string_equal(wrk_task_unpublishable(x.t, why, true), "answering internal_error");
+    assert_string_equal(status(&x), "internal_error");
+    assert_string_equal(trail(&x), "received,finished");
+    assert_non_null(wrk_task_unpublishable(x.t, why, true));
+    assert_null(json_object_get(json_array_get(x.o->audit, 0), "code"));
+    assert_non_null(json_object_get(json_array_get(x.o->audit, 0), "code_omitted"));
+    assert_null(wrk_task_unpublishable(x.t, why, true));
+    assert_string_equal(wrk_task_name(x.t, x.trail, sizeof x.trail), "job many");
+    wrk_task_free(x.t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +244,9 @@ int main(void)
         cmocka_unit_test(test_cut_reason_kept),
         cmocka_unit_test(test_internal_error_paths_elided),
         cmocka_unit_test(test_internal_error_whole_for_operator),
+        cmocka_unit_test(test_rejected_fits_small_budget),
+        cmocka_unit_test(test_replaced_result_ends_trail_once),
+        cmocka_unit_test(test_refused_records_cut_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

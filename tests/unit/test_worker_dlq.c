@@ -1,9 +1,11 @@
 /* The dead-letter path (wrk_publish.c) on librdkafka's in-memory mock cluster: a record that
  * goes to the dead-letter topic keeps its value, its key and its headers, and gets codeq's
- * reason and origin headers after them, so its owner can find it by key and replay it. One
- * too large for the record budget is cut to fit, the cut said with the original's size and
- * sha256; after the broker refused one, the next is cut to 16 kB. And wrk_publish_warm: the
- * worker's own topics are known to a new producer before its first record for them. */
+ * reason and origin headers after them, so its owner can find it by key and replay it; one
+ * without a key is keyed by where it is. One too large for the record budget is cut to fit,
+ * the cut said with the original's size and sha256; after the broker refused one as too
+ * large, the next is cut to 16 kB, refused otherwise or again, minimal, then given up
+ * (wrk_dispatch.c). And wrk_publish_warm: the worker's own topics are known to a new producer
+ * before its first record for them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -61,6 +63,15 @@ static const char *header(const rd_kafka_message_t *m, const char *name, char *b
     return buf;
 }
 
+/* The value of m's last header `name` is want (NULL: m has no such header). */
+static void expect_header(const rd_kafka_message_t *m, const char *name, const char *want)
+{
+    char buf[128];
+    const char *v = header(m, name, buf, sizeof buf);
+    if (!want) assert_null(v);
+    else assert_string_equal(v ? v : "(absent)", want);
+}
+
 /* The consumer's error for the next round trip's record (0: none), as for a batch it could
  * not decompress: librdkafka then hands over the error text as the record's payload. */
 static rd_kafka_resp_err_t g_record_err;
@@ -72,10 +83,10 @@ typedef struct {
 } env;
 
 /* Produces one record to jobs, consumes it, dead-letters it with the given record budget
- * (refused: the broker refused its first dead letter) and returns the dead letter. */
+ * (level: how far refusals cut it back) and returns the dead letter. */
 static rd_kafka_message_t *round_trip(env *e, const void *key, size_t klen, const void *val,
                                       size_t vlen, rd_kafka_headers_t *h, size_t budget,
-                                      bool refused)
+                                      wrk_dead_level level)
 {
     e->mrk = client(RD_KAFKA_PRODUCER, "");
     e->mc = rd_kafka_mock_cluster_new(e->mrk, 1);
@@ -98,7 +109,9 @@ static rd_kafka_message_t *round_trip(env *e, const void *key, size_t klen, cons
     cfg.kafka.dlq_topic = "dlq";
     cfg.kafka.audit_topic = "audit";
     cfg.result_max_bytes = budget;
-    wrk_outcome o = {.audit = json_array(), .dead_refused = refused};
+    wrk_outcome o = {.audit = json_array(), .dead_level = level};
+    snprintf(o.dead_refused, sizeof o.dead_refused, "dlq refused it: Broker: Broker failed to "
+             "validate record");
     wrk_delivery d = {0};
     char err[256];
     m->err = g_record_err;
@@ -134,7 +147,7 @@ static void test_dead_letter_keeps_key_and_headers(void **st)
     rd_kafka_header_add(h, "trace-id", -1, "t-42", -1);
     rd_kafka_header_add(h, "owner", -1, "agent-7", -1);
     env e;
-    rd_kafka_message_t *dl = round_trip(&e, key, sizeof key, "not json", 8, h, 0, false);
+    rd_kafka_message_t *dl = round_trip(&e, key, sizeof key, "not json", 8, h, 0, WRK_DEAD_FULL);
     char buf[128];
     assert_int_equal(dl->len, 8);
     assert_memory_equal(dl->payload, "not json", 8);
@@ -156,7 +169,8 @@ static void test_dead_letter_of_undecodable_record(void **st)
     (void)st;
     env e;
     g_record_err = RD_KAFKA_RESP_ERR__BAD_COMPRESSION;
-    rd_kafka_message_t *dl = round_trip(&e, "k-1", 3, "Decompression failed", 20, NULL, 0, false);
+    rd_kafka_message_t *dl = round_trip(&e, "k-1", 3, "Decompression failed", 20, NULL, 0,
+                                        WRK_DEAD_FULL);
     g_record_err = RD_KAFKA_RESP_ERR_NO_ERROR;
     char buf[128];
     assert_null(dl->payload);
@@ -167,8 +181,86 @@ static void test_dead_letter_of_undecodable_record(void **st)
     env_stop(&e, dl);
 }
 
+/* A record without a key: a compacted dead-letter topic refuses a record without one
+ * (INVALID_RECORD), and the worker retried it forever. Its dead letter is keyed by where the
+ * record is, and says the record had no key. */
+static void test_dead_letter_without_key(void **st)
+{
+    (void)st;
+    env e;
+    rd_kafka_message_t *dl = round_trip(&e, NULL, 0, "garbage", 7, NULL, 0, WRK_DEAD_FULL);
+    assert_int_equal(dl->key_len, strlen("jobs/0/0"));
+    assert_memory_equal(dl->key, "jobs/0/0", dl->key_len);
+    expect_header(dl, "codeq.key.absent", "true");
+    assert_int_equal(dl->len, 7);
+    assert_memory_equal(dl->payload, "garbage", 7);
+    expect_header(dl, "codeq.refused", NULL);
+    env_stop(&e, dl);
+}
+
+/* Refused for another reason than its size: a minimal dead letter, none of the record in it
+ * but its sizes and hashes, keyed by where the record is, with the refusal in codeq.refused. */
+static void test_minimal_dead_letter(void **st)
+{
+    (void)st;
+    rd_kafka_headers_t *h = rd_kafka_headers_new(1);
+    rd_kafka_header_add(h, "trace-id", -1, "t-42", -1);
+    env e;
+    rd_kafka_message_t *dl = round_trip(&e, "k-1", 3, "not json", 8, h, 0, WRK_DEAD_MINIMAL);
+    char sha[65];
+    assert_int_equal(dl->len, 0);
+    assert_int_equal(dl->key_len, strlen("jobs/0/0"));
+    assert_memory_equal(dl->key, "jobs/0/0", dl->key_len);
+    const char *const want[][2] = {
+        {"trace-id", NULL}, {"codeq.key.absent", NULL}, {"codeq.headers.dropped", "1 of 1"},
+        {"codeq.key.size", "3"}, {"codeq.value.size", "8"}, {"codeq.source.offset", "0"},
+        {"codeq.error", "job is not valid JSON"},
+        {"codeq.refused", "dlq refused it: Broker: Broker failed to validate record"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        expect_header(dl, want[i][0], want[i][1]);
+    wrk_sha256_hex("not json", 8, sha);
+    expect_header(dl, "codeq.value.sha256", sha);
+    env_stop(&e, dl);
+}
+
+/* The steps a refused dead letter takes: cut small (refused as too large), minimal, given up:
+ * its audit event then says nothing was dead-lettered and where the record stays. */
+static void test_refused_dead_letter_steps(void **st)
+{
+    (void)st;
+    wrk_config c;
+    char buf[256];
+    wrk_config_default(&c);
+    c.worker_id = "w-test";
+    wrk_source src = {"jobs", 2, 41};
+    wrk_task *t = wrk_task_dead(&c, "job is not valid JSON", "garbage", 7, &src);
+    wrk_outcome *o = wrk_task_finish(t);
+    assert_string_equal(wrk_task_name(t, buf, sizeof buf), "the dead letter of jobs [2] at 41");
+    assert_non_null(wrk_task_unpublishable(t, "dlq refused it: too large", true));
+    assert_int_equal(o->dead_level, WRK_DEAD_SMALL);
+    assert_non_null(wrk_task_unpublishable(t, "dlq refused it: invalid record", false));
+    assert_int_equal(o->dead_level, WRK_DEAD_MINIMAL);
+    assert_string_equal(o->dead_refused, "dlq refused it: invalid record");
+    assert_non_null(wrk_task_unpublishable(t, "dlq refused it: invalid record", false));
+    assert_int_equal(o->dead_level, WRK_DEAD_GIVEN_UP);
+    assert_null(wrk_task_unpublishable(t, "dlq refused it: invalid record", false));
+    assert_int_equal(json_array_size(o->audit), 1);
+    json_t *ev = json_array_get(o->audit, 0);
+    assert_string_equal(json_string_value(json_object_get(ev, "event")), "dead_letter_refused");
+    const char *reason = json_string_value(json_object_get(ev, "reason"));
+    assert_non_null(strstr(reason, "job is not valid JSON; not dead-lettered"));
+    assert_non_null(strstr(reason, "the record stays on jobs [2] at offset 41"));
+    wrk_task_free(t);
+    /* refused first for another reason than its size: straight to minimal */
+    t = wrk_task_dead(&c, "job is not valid JSON", "garbage", 7, &src);
+    assert_non_null(wrk_task_unpublishable(t, "dlq refused it: invalid record", false));
+    assert_int_equal(wrk_task_finish(t)->dead_level, WRK_DEAD_MINIMAL);
+    wrk_task_free(t);
+}
+
 /* A 300 kB value with a small key and header, dead-lettered with the given budget. */
-static void cut_case(size_t budget, bool refused, size_t want_max)
+static void cut_case(size_t budget, wrk_dead_level level, size_t want_max)
 {
     enum { N = 300000 };
     char *big = malloc(N);
@@ -176,7 +268,7 @@ static void cut_case(size_t budget, bool refused, size_t want_max)
     rd_kafka_headers_t *h = rd_kafka_headers_new(1);
     rd_kafka_header_add(h, "trace-id", -1, "t-9", -1);
     env e;
-    rd_kafka_message_t *dl = round_trip(&e, "k-9", 3, big, N, h, budget, refused);
+    rd_kafka_message_t *dl = round_trip(&e, "k-9", 3, big, N, h, budget, level);
     char buf[128], sha[65];
     size_t hbytes = 0, vl;
     rd_kafka_headers_t *dh = NULL;
@@ -203,13 +295,13 @@ static void cut_case(size_t budget, bool refused, size_t want_max)
 static void test_dead_letter_cut_to_budget(void **st)
 {
     (void)st;
-    cut_case(100000, false, 100000);
+    cut_case(100000, WRK_DEAD_FULL, 100000);
 }
 
 static void test_dead_letter_refused_cut_small(void **st)
 {
     (void)st;
-    cut_case(997952, true, 16384);
+    cut_case(997952, WRK_DEAD_SMALL, 16384);
 }
 
 /* Counts the partitioner's calls: librdkafka partitions a record inside producev only when it
@@ -303,6 +395,9 @@ int main(void)
         cmocka_unit_test(test_dead_letter_of_undecodable_record),
         cmocka_unit_test(test_dead_letter_cut_to_budget),
         cmocka_unit_test(test_dead_letter_refused_cut_small),
+        cmocka_unit_test(test_dead_letter_without_key),
+        cmocka_unit_test(test_minimal_dead_letter),
+        cmocka_unit_test(test_refused_dead_letter_steps),
         cmocka_unit_test(test_warm_topics_known_before_first_record),
         cmocka_unit_test(test_warm_without_broker),
     };

@@ -1,5 +1,5 @@
-/* test_worker_fit: wrk_result_fit (worker/wrk_fit.c) — a result always fits its record budget,
- * says what it left out, and keeps what it can. */
+/* test_worker_fit: wrk_result_fit and wrk_event_fit (worker/wrk_fit.c) — a result and an audit
+ * event always fit their record budget, say what they left out, and keep what they can. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +184,89 @@ static void test_replaced_when_metadata_too_large(void **st)
     json_decref(r);
 }
 
+/* A rejected job's result or event: n findings of eval(0), as the strict policy reports them,
+ * and findings_total when the validator found more (total > n). */
+static json_t *with_findings(json_t *o, size_t n, size_t total)
+{
+    json_t *f = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(f, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "rule",
+                                           "call-denied", "severity", "error", "message",
+                                           "call to eval() is not allowed", "line", (int)i + 1,
+                                           "col", 1, "end_line", (int)i + 1, "end_col", 8));
+    json_object_set_new(o, "findings", f);
+    if (total > n) json_object_set_new(o, "findings_total", json_integer((json_int_t)total));
+    return o;
+}
+
+static json_t *rejected(size_t n, size_t total)
+{
+    json_t *r = result_with(0, 0, 'x', NULL, 0);
+    json_object_set_new(r, "status", json_string("rejected"));
+    return with_findings(r, n, total);
+}
+
+/* 100 findings are 13 kB: on topics of 8192 bytes (a budget of 6144) the result keeps the
+ * first ones that fit, and findings_total says how many there were. It used to be replaced by
+ * an internal_error that still carried them all, refused by the broker forever. */
+static void test_findings_cut(void **st)
+{
+    (void)st;
+    json_t *r = rejected(100, 200);
+    assert_true(size_of(r) > 6144);
+    assert_int_equal(wrk_result_fit(r, 6144), 1);
+    assert_true(size_of(r) <= 6144);
+    json_t *f = json_object_get(r, "findings");
+    assert_string_equal(json_string_value(json_object_get(r, "status")), "rejected");
+    assert_true(json_array_size(f) >= 30 && json_array_size(f) < 100);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(f, 0), "line")), 1);
+    assert_int_equal(json_integer_value(json_object_get(r, "findings_total")), 200);
+    assert_true(size_of(r) + 130 > 6144); /* the most that fit: a finding is 125 bytes */
+    json_decref(r);
+    /* 100 found, all carried before the cut: findings_total appears */
+    r = rejected(100, 100);
+    assert_int_equal(wrk_result_fit(r, 6144), 1);
+    assert_true(size_of(r) <= 6144);
+    assert_int_equal(json_integer_value(json_object_get(r, "findings_total")), 100);
+    json_decref(r);
+}
+
+/* Nothing of the run is left to cut: the job's own metadata is too large. The short
+ * internal_error carries no findings, and its message names the part that did not fit. */
+static void test_replaced_without_findings(void **st)
+{
+    (void)st;
+    json_t *r = rejected(100, 200);
+    json_object_set_new(r, "metadata", json_pack("{s:s}", "note", "0123456789abcdef"));
+    char *big = calloc(1, 20001);
+    memset(big, 'm', 20000);
+    json_object_set_new(json_object_get(r, "metadata"), "blob", json_string(big));
+    free(big);
+    assert_int_equal(wrk_result_fit(r, 6144), -1);
+    assert_true(size_of(r) <= 6144);
+    assert_string_equal(json_string_value(json_object_get(r, "status")), "internal_error");
+    assert_int_equal(json_array_size(json_object_get(r, "findings")), 0);
+    assert_null(json_object_get(r, "findings_total"));
+    const char *msg = json_string_value(json_object_get(r, "message"));
+    assert_non_null(strstr(msg, "its largest part, metadata, takes 200"));
+    json_decref(r);
+}
+
+/* The rejected audit event is held to the budget less the chain the commit adds to it. */
+static void test_event_findings_cut(void **st)
+{
+    (void)st;
+    json_t *ev = with_findings(json_pack("{s:s, s:s, s:s}", "event", "rejected", "job_id", "j-1",
+                                         "status", "rejected"), 100, 0);
+    assert_int_equal(wrk_event_fit(ev, 0), 0);
+    assert_int_equal(wrk_event_fit(ev, 6144), 1);
+    assert_true(size_of(ev) <= 6144 - WRK_AUDIT_CHAIN_ROOM);
+    assert_true(json_array_size(json_object_get(ev, "findings")) >= 30);
+    assert_int_equal(json_integer_value(json_object_get(ev, "findings_total")), 100);
+    assert_int_equal(wrk_event_fit(ev, 6144), 0); /* fits now: left as it is */
+    json_decref(ev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +278,9 @@ int main(void)
         cmocka_unit_test(test_escapes_measured),
         cmocka_unit_test(test_artifacts_largest_first),
         cmocka_unit_test(test_replaced_when_metadata_too_large),
+        cmocka_unit_test(test_findings_cut),
+        cmocka_unit_test(test_replaced_without_findings),
+        cmocka_unit_test(test_event_findings_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
