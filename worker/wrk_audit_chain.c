@@ -105,6 +105,13 @@ wrk_chain *wrk_chain_worker(void)
     return worker_chain_on ? &worker_chain : NULL;
 }
 
+size_t wrk_chain_room(void)
+{
+    /* ,"chain":{"writer":W,"epoch":E,"seq":N,"prev":H,"prev_epoch":E,"hash":H}: ~240 bytes
+     * beside the writer, whose name an escape could double. */
+    return worker_chain_on ? 320 + 2 * strlen(worker_chain.writer) : 0;
+}
+
 /* The writer's epochs seen in the tail: each one's newest event, and whether a later epoch
  * names it as its predecessor. The newest epoch is the one no other names; start times
  * (which begin an epoch id) decide only when links are out of sight, so a clock set back

@@ -209,11 +209,33 @@ static rd_kafka_error_t *abort_txn(wrk_committer *cm)
     return rd_kafka_abort_transaction(cm->p, CALL_TIMEOUT_MS);
 }
 
+/* Whether the broker refused a record for its size alone. */
+static bool too_large(rd_kafka_resp_err_t e)
+{
+    return e == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE ||
+           e == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE || e == RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE;
+}
+
+bool wrk_commit_jobs_refusal(const wrk_config *c, wrk_task *t, const char *topic,
+                             rd_kafka_resp_err_t e)
+{
+    const char *why;
+    bool dead = wrk_task_dead_letter(t, &why);
+    if (!topic || (dead && strcmp(topic, c->kafka.dlq_topic))) return false;
+    if (too_large(e) || e == RD_KAFKA_RESP_ERR_INVALID_RECORD || e == RD_KAFKA_RESP_ERR_INVALID_MSG ||
+        e == RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP)
+        return true;
+    const char *reply = dead ? NULL : wrk_task_finish(t)->reply_to;
+    return reply && !strcmp(topic, reply);
+}
+
 /* A record of it's job can never be produced, as the broker or the publisher said (why): its
  * records are cut back a step (wrk_task_unpublishable), said in the log. False when nothing is
- * left to cut: then the topic refuses what any job would produce (a deleted results topic,
- * say), and the batch is tried again as after any other failure of the worker's own. */
-static bool cut_back(const batch_item *it, const char *why, bool too_large)
+ * left to cut, or the refusal is not the job's (wrk_commit_jobs_refusal): then the topic refuses what any
+ * job would produce (a deleted results topic, say), and the batch is tried again as after any
+ * other failure of the worker's own. */
+static bool cut_back(const wrk_committer *cm, const batch_item *it, const char *why,
+                     const char *topic, rd_kafka_resp_err_t e)
 {
     char name[400];
     const char *dead_why;
@@ -222,14 +244,15 @@ static bool cut_back(const batch_item *it, const char *why, bool too_large)
     wrk_log_ctx ctx = {wrk_task_job_id(it->task), rd_kafka_topic_name(it->msg->rkt),
                        it->msg->partition, it->msg->offset};
     wrk_task_name(it->task, name, sizeof name);
-    const char *done = wrk_task_unpublishable(it->task, why, too_large);
+    const char *done = wrk_commit_jobs_refusal(cm->c, it->task, topic, e)
+                           ? wrk_task_unpublishable(it->task, why, too_large(e)) : NULL;
     bool given_up = dead && wrk_task_finish(it->task)->dead_level == WRK_DEAD_GIVEN_UP;
     if (done)
         wrk_logx(given_up ? WRK_LOG_ERROR : WRK_LOG_WARN, event, &ctx, "worker: %s: %s; %s",
                  name, why, done);
     else
-        wrk_logx(WRK_LOG_ERROR, event, &ctx, "worker: %s: %s, although cut back as far as it "
-                 "goes: the topic would refuse any job's records", name, why);
+        wrk_logx(WRK_LOG_ERROR, event, &ctx, "worker: %s: %s, and nothing of it is left to cut "
+                 "for that: %s would refuse any job's records", name, why, topic ? topic : "the topic");
     return done != NULL;
 }
 
@@ -249,22 +272,20 @@ static int publish(wrk_committer *cm, const batch_item *it, char *err, size_t er
 static int produce_one(wrk_committer *cm, const batch_item *it)
 {
     char err[512];
+    const char *topic;
+    rd_kafka_resp_err_t e;
     int rc = publish(cm, it, err, sizeof err);
-    while (rc == -2 && cut_back(it, err + strlen("codeq: publish: "), false))
+    while (rc == -2) {
+        wrk_publish_refusal(&topic, &e);
+        if (!cut_back(cm, it, err + strlen("codeq: publish: "), topic, e)) break;
         rc = publish(cm, it, err, sizeof err);
+    }
     /* Said here because this path aborts too: a record the broker refused can surface as
      * the next produce's error instead of a commit's. */
     if (rc < 0)
         wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s (aborting the transaction)",
                  err);
     return rc < 0 ? -1 : 0;
-}
-
-/* Whether the broker refused a record for its size alone. */
-static bool too_large(rd_kafka_resp_err_t e)
-{
-    return e == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE ||
-           e == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE || e == RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE;
 }
 
 /* A record the broker refused for itself (too large for the topic, an unknown or forbidden
@@ -287,7 +308,7 @@ void wrk_commit_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaq
         snprintf(why, sizeof why, "%s refused it: %s", rd_kafka_topic_name(m->rkt),
                  rd_kafka_err2str(m->err));
         it->cut_back = true;
-        cut_back(it, why, too_large(m->err));
+        cut_back(cm, it, why, rd_kafka_topic_name(m->rkt), m->err);
         return;
     }
 }

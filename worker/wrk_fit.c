@@ -190,25 +190,30 @@ static json_int_t findings_count(const json_t *o)
 }
 
 /* o, too large, keeps the longest head of its findings with which it encodes in at most max
- * bytes (at least `least` of them), findings_total saying how many there were. False if it
- * is still too large. */
+ * bytes (at least `least` of them), findings_total saying how many there were. The head is a
+ * new array: a result and its rejected event hold the same one (json_pack's O), and cutting
+ * one must not cut the other. False if it is still too large. */
 static bool cut_findings(json_t *o, size_t max, size_t least)
 {
-    json_t *f = json_object_get(o, "findings");
-    size_t n = json_array_size(f), keep;
+    json_t *all = json_object_get(o, "findings");
+    size_t n = json_array_size(all), keep;
     if (n == 0) return false;
-    json_incref(f);
-    json_object_set_new(o, "findings_total", json_integer(findings_count(o)));
-    json_object_set_new(o, "findings", json_array());
+    bool had_total = json_object_get(o, "findings_total") != NULL;
+    json_int_t total = findings_count(o);
+    json_t *head = json_array();
+    json_incref(all);
+    json_object_set_new(o, "findings_total", json_integer(total));
+    json_object_set_new(o, "findings", head);
     size_t used = encoded_len(o);
     for (keep = 0; keep < n; keep++) {
-        size_t len = json_dumpb(json_array_get(f, keep), NULL, 0, JSON_COMPACT) + (keep > 0);
+        size_t len = json_dumpb(json_array_get(all, keep), NULL, 0, JSON_COMPACT) + (keep > 0);
         if (used + len > max) break;
         used += len;
     }
     if (keep < least) keep = least < n ? least : n;
-    while (json_array_size(f) > keep) json_array_remove(f, json_array_size(f) - 1);
-    json_object_set_new(o, "findings", f);
+    for (size_t i = 0; i < keep; i++) json_array_append(head, json_array_get(all, i));
+    if (keep == n && !had_total) json_object_del(o, "findings_total"); /* nothing was cut */
+    json_decref(all);
     return encoded_len(o) <= max;
 }
 
@@ -276,9 +281,52 @@ int wrk_result_fit(json_t *r, size_t max)
     return -1;
 }
 
+/* reason cut, at a character's start, until ev fits max; false if it still does not. */
+static bool cut_reason(json_t *ev, size_t max)
+{
+    json_t *r = json_object_get(ev, "reason");
+    size_t n = json_string_length(r), size;
+    while (json_is_string(r) && n > 0 && (size = encoded_len(ev)) > max) {
+        size_t over = size - max + 3; /* "..." */
+        n = n > over ? n - over : 0;
+        const char *s = json_string_value(r);
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+        char *cut = malloc(n + 4);
+        if (!cut) return false;
+        memcpy(cut, s, n);
+        memcpy(cut + n, "...", 4);
+        json_object_set_new(ev, "reason", wrk_json_text(cut));
+        free(cut);
+        r = json_object_get(ev, "reason");
+    }
+    return encoded_len(ev) <= max;
+}
+
+/* ev, too large for max: its findings cut, then its code (--audit-code full) left out, then
+ * its reason cut. The rest (ids, names, times, hashes, where the record is) is bounded, and
+ * every record budget a worker starts with leaves room for it (WRK_RECORD_MIN). */
+static int cut_event(json_t *ev, size_t max)
+{
+    if (cut_findings(ev, max, 0)) return 1;
+    if (json_object_get(ev, "code")) {
+        json_object_del(ev, "code");
+        json_object_set_new(ev, "code_omitted", json_string("too large for one audit record"));
+        if (encoded_len(ev) <= max) return 1;
+    }
+    return cut_reason(ev, max) ? 1 : -1;
+}
+
 int wrk_event_fit(json_t *ev, size_t budget)
 {
-    size_t max = budget > WRK_AUDIT_CHAIN_ROOM ? budget - WRK_AUDIT_CHAIN_ROOM : 1;
-    if (budget == 0 || encoded_len(ev) <= max) return 0;
-    return cut_findings(ev, max, 0) ? 1 : -1;
+    if (budget == 0) return 0;
+    size_t room = wrk_chain_room(), max = budget > room ? budget - room : 1;
+    /* Measured without the stamp of an aborted attempt: the next stamp replaces it. */
+    json_t *chain = json_object_get(ev, "chain");
+    if (chain) {
+        json_incref(chain);
+        json_object_del(ev, "chain");
+    }
+    int rc = encoded_len(ev) <= max ? 0 : cut_event(ev, max);
+    if (chain) json_object_set_new(ev, "chain", chain);
+    return rc;
 }

@@ -107,6 +107,10 @@ int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t 
  * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot
  * be read is said in note (the producer's figure is used); -1 with err if none fits. */
 enum { WRK_RECORD_DEFAULT_MAX = 1000000, WRK_RECORD_OVERHEAD = 2048 };
+/* The smallest record a worker starts with: an audit event's fixed part (a job id of up to
+ * 1 KiB, the worker's id, the source topic, hashes and times, the chain) must fit one, cut as
+ * far as it goes, or its job would hold every commit. */
+enum { WRK_RECORD_MIN = 8192 };
 int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note, size_t notelen,
                             char *err, size_t errlen);
 /* What a topic takes, from its configuration (DescribeConfigs through rk, waiting about
@@ -135,11 +139,11 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char 
  * if shrunk, -1 if replaced. */
 int wrk_result_fit(json_t *r, size_t max);
 /* What the audit chain (wrk_audit_chain.c) adds to an event when it is produced, with margin:
- * writer (WRK_CHAIN_ID_MAX), epochs, hashes, seq. */
-enum { WRK_AUDIT_CHAIN_ROOM = 1024 };
+ * its writer's name, epochs, hashes, seq; 0 where no chain is stamped (`codeq run`). */
+size_t wrk_chain_room(void);
 /* Shrinks audit event ev until, chained, it encodes in at most budget bytes (0: no bound): its
- * findings cut (findings_total). 0 if it fitted as it was, 1 if shrunk, -1 if still too
- * large. */
+ * findings cut (findings_total), its code left out (code_omitted), its reason cut. 0 if it
+ * fitted as it was, 1 if shrunk, -1 if still too large (a budget below WRK_RECORD_MIN's). */
 int wrk_event_fit(json_t *ev, size_t budget);
 
 /* Publish (wrk_publish.c): produce a job's records. Inside a transaction d is NULL (the
@@ -170,6 +174,9 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
 int wrk_publish_warm(rd_kafka_t *p, const wrk_config *c, char *err, size_t errlen);
 /* Whether a produce or delivery error belongs to the record rather than to the worker. */
 bool wrk_publish_record_error(rd_kafka_resp_err_t e);
+/* The topic and error of this thread's last publish that returned -2 (a record that can never
+ * be produced, found before producing it). */
+void wrk_publish_refusal(const char **topic, rd_kafka_resp_err_t *e);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
 

@@ -313,9 +313,10 @@ int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note,
     describe_topics(rk, topics, 3, 10000, least_max_message, &topic, note, notelen);
     rd_kafka_destroy(rk);
     size_t least = topic && topic < producer ? topic : producer;
-    if (least <= WRK_RECORD_OVERHEAD * 2) {
+    if (least < WRK_RECORD_MIN) {
         snprintf(err, errlen, "codeq: kafka: records of at most %zu bytes (message.max.bytes / "
-                 "max.message.bytes) cannot carry a result", least);
+                 "max.message.bytes) cannot carry a result and its audit events: at least %d",
+                 least, WRK_RECORD_MIN);
         return -1;
     }
     *budget = least - WRK_RECORD_OVERHEAD;

@@ -52,6 +52,26 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e)
     }
 }
 
+/* Which topic refused the last record that can never be produced (-2), and how: the committer
+ * decides from it whose refusal it is (wrk_publish_refusal). */
+static _Thread_local struct {
+    const char *topic;
+    rd_kafka_resp_err_t err;
+} refusal;
+
+static int refused(const char *topic, rd_kafka_resp_err_t e)
+{
+    refusal.topic = topic;
+    refusal.err = e;
+    return -2;
+}
+
+void wrk_publish_refusal(const char **topic, rd_kafka_resp_err_t *e)
+{
+    *topic = refusal.topic;
+    *e = refusal.err;
+}
+
 /* Inside a transaction d is NULL and opaque the job's token (the worker's delivery callback
  * finds the job by it); outside, opaque is d. -2 when this record can never be produced. */
 static int produce(rd_kafka_t *p, const char *topic, const void *key, size_t keylen,
@@ -67,7 +87,7 @@ static int produce(rd_kafka_t *p, const char *topic, const void *key, size_t key
         if (hdrs) rd_kafka_headers_destroy(hdrs);
         snprintf(err, errlen, "codeq: publish: produce %zu bytes to %s: %s", len, topic,
                  rd_kafka_err2str(e));
-        return wrk_publish_record_error(e) ? -2 : -1;
+        return wrk_publish_record_error(e) ? refused(topic, e) : -1;
     }
     if (d) d->outstanding++;
     return 0;
@@ -155,7 +175,7 @@ static int produce_json(rd_kafka_t *p, const char *topic, const char *key, json_
     if (room && room->max_bytes && need > room->max_bytes) {
         snprintf(err, errlen, "codeq: publish: reply topic %s takes records of at most %zu "
                  "bytes (max.message.bytes), the result needs %zu", topic, room->max_bytes, need);
-        rc = -2;
+        rc = refused(topic, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE);
     } else if (room && room->max_bytes) {
         rc = keep_batch_under(p, topic, room, need, err, errlen);
     }
@@ -177,7 +197,7 @@ static int audit_fits(const wrk_config *c, const wrk_outcome *o, char *err, size
         if (wrk_event_fit(ev, c->result_max_bytes) >= 0) continue;
         snprintf(err, errlen, "codeq: publish: its %s audit event does not fit in %zu bytes",
                  json_string_value(json_object_get(ev, "event")), c->result_max_bytes);
-        return -2;
+        return refused(c->kafka.audit_topic, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE);
     }
     return 0;
 }
@@ -289,7 +309,7 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes
     if ((te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && !may_create_topics(p)) ||
         te == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
         snprintf(err, errlen, "codeq: publish: reply topic %s: %s", topic, rd_kafka_err2str(te));
-        return -2;
+        return refused(topic, te);
     }
     if (te != RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
     /* Its limit, so that a result too large for it is answered without producing it: the
@@ -302,7 +322,7 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes
                  "(%lld) or message.timestamp.after.max.ms (%lld) is below %d ms, which could "
                  "refuse the transaction's markers and wedge the worker", topic,
                  (long long)l.before_ms, (long long)l.after_ms, REPLY_MIN_TIMESTAMP_MS);
-        return -2;
+        return refused(topic, RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP);
     }
     reply_remember(topic, &l);
     *max_bytes = l.max_bytes;
@@ -400,15 +420,16 @@ static size_t copy_headers(rd_kafka_headers_t *h, const rd_kafka_headers_t *orig
     return used;
 }
 
-/* The dead letter's key: the record's own, cut to kkeep bytes; where it had none, or it is cut
- * to nothing (a minimal dead letter), where the record is, "topic/partition/offset": a compacted
- * dead-letter topic refuses a record without a key (INVALID_RECORD), and its owner finds the
- * dead letter by key. */
+/* The dead letter's key: the record's own, kept whole; where it had none, or it is cut (a
+ * minimal dead letter keeps none of it), where the record is, "topic/partition/offset": a
+ * compacted dead-letter topic refuses a record without a key (INVALID_RECORD) and keeps one
+ * record a key, so two dead letters whose long keys share a head must not share it; its
+ * owner finds the dead letter by key, or by codeq.source.* and the key's sha256. */
 static const char *dead_letter_key(const rd_kafka_message_t *m, size_t kkeep,
                                    const char *where, size_t *keylen)
 {
     *keylen = kkeep;
-    if (m->key && (kkeep > 0 || m->key_len == 0)) return m->key;
+    if (m->key && kkeep == m->key_len) return m->key;
     *keylen = strlen(where);
     return where;
 }
@@ -477,7 +498,8 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
      * topic, would be refused forever and hold every commit. What does not fit is cut. */
     size_t budget = c->result_max_bytes ? c->result_max_bytes
                                         : WRK_RECORD_DEFAULT_MAX - WRK_RECORD_OVERHEAD;
-    if (o->dead_level == WRK_DEAD_SMALL && budget > DEAD_REFUSED_MAX) budget = DEAD_REFUSED_MAX;
+    if (o->dead_level == WRK_DEAD_SMALL) /* smaller than the one refused, whatever it was */
+        budget = budget / 2 < DEAD_REFUSED_MAX ? budget / 2 : DEAD_REFUSED_MAX;
     size_t ours = header_cost("codeq.error", strlen(why)) +
                   header_cost("codeq.source.topic", strlen(topic)) + 2 * header_cost("codeq.source.offset", 20) +
                   header_cost("codeq.value.unavailable", 4) + header_cost("codeq.key.absent", 4) +

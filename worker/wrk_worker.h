@@ -73,6 +73,13 @@ int wrk_committer_producer(wrk_committer *cm, const wrk_config *c, char *err, si
 /* Starts the thread once the producer and consumer exist. */
 int wrk_committer_start(wrk_committer *cm, char *err, size_t errlen);
 void wrk_committer_free(wrk_committer *cm);
+/* Whether a refusal by topic (error e) is t's to be cut back for: a record too large, or one its
+ * topic will not take (its key, its contents, its time), or the topic its job named (reply_to)
+ * as a whole. A dead letter only for the dead-letter topic's refusal: a refused audit event
+ * says nothing of it. One of the worker's own topics refusing as a whole (unknown, forbidden)
+ * would refuse any job's records: nothing is cut, the batch goes again later. */
+bool wrk_commit_jobs_refusal(const wrk_config *c, wrk_task *t, const char *topic,
+                             rd_kafka_resp_err_t e);
 
 /* wrk_slots.c: fills free slots: starts jobs (below the lease), claims careful ones, starts
  * claimed ones whose claim is committed; asks for a lease where a job waits for one. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "wrk_internal.h"
+#include "wrk_worker.h"
 
 #include <librdkafka/rdkafka_mock.h> /* after rdkafka.h */
 
@@ -259,6 +260,41 @@ static void test_refused_dead_letter_steps(void **st)
     wrk_task_free(t);
 }
 
+/* Whose refusal a refused record is (wrk_commit.c): a dead letter steps down only for the
+ * dead-letter topic's refusal of the record itself; a job's records for a record too large, or
+ * for its own reply_to as a whole; one of the worker's own topics unknown or forbidden is no
+ * job's (a review of a9b5994: a deleted dead-letter topic gave up every dead letter, and a
+ * refused audit event gave up a dead letter the dead-letter topic never refused). */
+static void test_whose_refusal(void **st)
+{
+    (void)st;
+    wrk_config c;
+    wrk_config_default(&c);
+    c.worker_id = "w-test";
+    const char *dlq = c.kafka.dlq_topic, *audit = c.kafka.audit_topic;
+    const char *results = c.kafka.results_topic;
+    wrk_source src = {"jobs", 2, 41};
+    wrk_task *t = wrk_task_dead(&c, "job is not valid JSON", "garbage", 7, &src);
+    assert_true(wrk_commit_jobs_refusal(&c, t, dlq, RD_KAFKA_RESP_ERR_INVALID_RECORD));
+    assert_true(wrk_commit_jobs_refusal(&c, t, dlq, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE));
+    assert_false(wrk_commit_jobs_refusal(&c, t, dlq, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+    assert_false(wrk_commit_jobs_refusal(&c, t, dlq, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+    assert_false(wrk_commit_jobs_refusal(&c, t, audit, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE));
+    assert_false(wrk_commit_jobs_refusal(&c, t, NULL, RD_KAFKA_RESP_ERR_INVALID_RECORD));
+    wrk_task_free(t);
+    const char *job = "{\"id\":\"a\",\"code\":\"x\",\"reply_to\":\"codeq.reply.t\","
+                      "\"limits\":{\"pids\":1}}";
+    t = wrk_task_start(&c, job, strlen(job), &src, NULL); /* invalid: answered, never run */
+    assert_true(wrk_task_done(t));
+    assert_string_equal(wrk_task_finish(t)->reply_to, "codeq.reply.t");
+    assert_true(wrk_commit_jobs_refusal(&c, t, "codeq.reply.t",
+                                        RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART));
+    assert_false(wrk_commit_jobs_refusal(&c, t, results, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART));
+    assert_true(wrk_commit_jobs_refusal(&c, t, results, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE));
+    assert_false(wrk_commit_jobs_refusal(&c, t, audit, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+    wrk_task_free(t);
+}
+
 /* A 300 kB value with a small key and header, dead-lettered with the given budget. */
 static void cut_case(size_t budget, wrk_dead_level level, size_t want_max)
 {
@@ -302,6 +338,8 @@ static void test_dead_letter_refused_cut_small(void **st)
 {
     (void)st;
     cut_case(997952, WRK_DEAD_SMALL, 16384);
+    /* below 16 kB already (a topic of 8192 bytes): half of it, not the same record again */
+    cut_case(12000, WRK_DEAD_SMALL, 6000);
 }
 
 /* Counts the partitioner's calls: librdkafka partitions a record inside producev only when it
@@ -398,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_dead_letter_without_key),
         cmocka_unit_test(test_minimal_dead_letter),
         cmocka_unit_test(test_refused_dead_letter_steps),
+        cmocka_unit_test(test_whose_refusal),
         cmocka_unit_test(test_warm_topics_known_before_first_record),
         cmocka_unit_test(test_warm_without_broker),
     };

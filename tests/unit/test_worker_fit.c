@@ -260,10 +260,34 @@ static void test_event_findings_cut(void **st)
                                          "status", "rejected"), 100, 0);
     assert_int_equal(wrk_event_fit(ev, 0), 0);
     assert_int_equal(wrk_event_fit(ev, 6144), 1);
-    assert_true(size_of(ev) <= 6144 - WRK_AUDIT_CHAIN_ROOM);
+    assert_true(size_of(ev) <= 6144 - wrk_chain_room());
     assert_true(json_array_size(json_object_get(ev, "findings")) >= 30);
     assert_int_equal(json_integer_value(json_object_get(ev, "findings_total")), 100);
     assert_int_equal(wrk_event_fit(ev, 6144), 0); /* fits now: left as it is */
+    json_decref(ev);
+}
+
+/* An event without findings whose reason and code take more than the budget: the code left
+ * out, the reason cut with "...": every event a job can cause fits (a review of a9b5994: one
+ * that could not, on topics of a few kB, held every commit). */
+static void test_event_reason_and_code_cut(void **st)
+{
+    (void)st;
+    char *long_text = malloc(4001);
+    memset(long_text, 'r', 4000);
+    long_text[4000] = '\0';
+    long_text[1999] = '"'; /* an escape in the part cut */
+    json_t *ev = json_pack("{s:s, s:s, s:s, s:s}", "event", "received", "job_id", "j-1", "reason",
+                           long_text, "code", long_text);
+    free(long_text);
+    assert_int_equal(wrk_event_fit(ev, 3000), 1);
+    assert_true(size_of(ev) <= 3000);
+    assert_null(json_object_get(ev, "code"));
+    assert_string_equal(json_string_value(json_object_get(ev, "code_omitted")),
+                        "too large for one audit record");
+    const char *reason = json_string_value(json_object_get(ev, "reason"));
+    size_t n = strlen(reason);
+    assert_true(n > 2000 && strcmp(reason + n - 3, "...") == 0);
     json_decref(ev);
 }
 
@@ -281,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_findings_cut),
         cmocka_unit_test(test_replaced_without_findings),
         cmocka_unit_test(test_event_findings_cut),
+        cmocka_unit_test(test_event_reason_and_code_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
