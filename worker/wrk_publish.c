@@ -420,16 +420,15 @@ static size_t copy_headers(rd_kafka_headers_t *h, const rd_kafka_headers_t *orig
     return used;
 }
 
-/* The dead letter's key: the record's own, kept whole; where it had none, or it is cut (a
- * minimal dead letter keeps none of it), where the record is, "topic/partition/offset": a
- * compacted dead-letter topic refuses a record without a key (INVALID_RECORD) and keeps one
- * record a key, so two dead letters whose long keys share a head must not share it; its
- * owner finds the dead letter by key, or by codeq.source.* and the key's sha256. */
+/* The dead letter's key: the record's own, cut to kkeep bytes; where it had none, or it is cut
+ * to nothing (a minimal dead letter), where the record is, "topic/partition/offset": a compacted
+ * dead-letter topic refuses a record without a key (INVALID_RECORD), and its owner finds the
+ * dead letter by key. */
 static const char *dead_letter_key(const rd_kafka_message_t *m, size_t kkeep,
                                    const char *where, size_t *keylen)
 {
     *keylen = kkeep;
-    if (m->key && kkeep == m->key_len) return m->key;
+    if (m->key && (kkeep > 0 || m->key_len == 0)) return m->key;
     *keylen = strlen(where);
     return where;
 }
