@@ -6,7 +6,8 @@
  * namespaces, kexec, bpf, perf, keyrings, userfaultfd, io_uring, process_vm_*, syslog, ...)
  * get EPERM, as does clone with a namespace flag, socket/socketpair of any family but
  * AF_UNIX (any high bit set fails too) and ioctl(TIOCSTI) — compared on the low 32 bits, since
- * the kernel ignores the high ones. Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
+ * the kernel ignores the high ones; ioctl requests other than the terminal and descriptor
+ * ones get ENOTTY (sbx_sc_ioctl). Sending SIGSYS in any way gets EPERM, so that a SIGSYS death is the filter's
  * (sbx_sc_signals); advice that would evict the host's page cache does nothing
  * (sbx_sc_cache); setting RLIMIT_CORE does nothing (sbx_sc_core); locks and inode watches,
  * channels between jobs through the inodes they share, do nothing or get EPERM
@@ -318,11 +319,24 @@ static int sbx_sc_uncharged(scmp_filter_ctx c)
     return rc;
 }
 
-/* ioctl: EPERM for TIOCSTI in the low 32 bits. */
+/* ioctl: the terminal and descriptor requests (TCGETS 0x5401 to FIOASYNC 0x5452: isatty,
+ * the window size, FIONREAD, FIONBIO and FIOCLEX, which CPython's os.set_blocking and
+ * set_inheritable use) and nothing else: ENOTTY, the answer of a descriptor that knows no
+ * such request, for the rest. Opened through /proc/self/exe, the zygote's binary is a file
+ * of the host's disk, and the file-system requests on it read the host: FS_IOC_GETFSMAP its
+ * whole map of used and free extents, live, FS_IOC_GETFSSYSFSPATH and GETFSUUID its device,
+ * and PIDFD_GET_INFO on a pidfd of the job's pid 1 its credentials and cgroup (a red-team
+ * review of 2026-12-06). And EPERM for TIOCSTI, compared on the low 32 bits (the kernel
+ * reads the request as an unsigned int; a request with high bits set is beyond 0x5452). */
 static int sbx_sc_ioctl(scmp_filter_ctx c)
 {
     const sbx_sc_val tiocsti = {TIOCSTI, SCMP_ACT_ERRNO(EPERM)};
-    return sbx_sc_values(c, SCMP_SYS(ioctl), 1, &tiocsti, 1);
+    int rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_LT, TCGETS));
+    if (rc == 0)
+        rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_GT, FIOASYNC));
+    return rc < 0 ? rc : sbx_sc_values(c, SCMP_SYS(ioctl), 1, &tiocsti, 1);
 }
 
 /* clone with a namespace flag, or with SIGSYS as the exit signal (the low byte), which would
