@@ -228,24 +228,27 @@ def _codeq_prepare(policy):
             not any(name == n or name.startswith(n + ".") for n in never)
 
     own_module = (type, _types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)
-    accelerators = frozenset(("_blake2",))  # C code of an allowed module (hashlib) named otherwise
     guard_module = globals().get("__name__")
 
     def foreign(value):
-        """Whether value is a class or function (or an object of a class) of a module the job
-        may not import. An allowed module's namespace also holds what it imported for its own
-        use: json.tool's pathlib.Path, whose instances reach posixpath, os and sys, and from
-        there the real builtins and the guard's own frame (a red-team review of 2026-12-06);
-        numpy.lib.npyio's os.PathLike; functools' reprlib.recursive_repr. A proxy hands out
-        none of them, whatever its name: a module's C accelerator (_heapq, _json) counts as the
-        module, builtins and what names no module (a bound method of a C object) as before."""
+        """Whether value is a class or function (or an object of a class) of a Python module
+        the job may not import. An allowed module's namespace also holds what it imported for
+        its own use: json.tool's pathlib.Path, whose instances reach posixpath, os and sys,
+        and from there the real builtins and the guard's own frame (a red-team review of
+        2026-12-06); numpy.lib.npyio's os.PathLike; functools' reprlib.recursive_repr. A proxy
+        hands out none of them, whatever its name. What C code defines (os's functions are
+        posix's, hashlib's blake2b _blake2's, heapq's _heapq's) holds no Python globals to walk
+        from and stays; so do builtins and the guard's own stand-ins."""
         try:
             m = value.__module__ if isinstance(value, own_module) else type(value).__module__
         except Exception:
             return False
-        if type(m) is not str or m in ("builtins", guard_module) or m in accelerators:
-            return False  # the guard's own stand-ins (functools.update_wrapper) are handed out
-        return not module_allowed(m) and not module_allowed(m.lstrip("_"))
+        if type(m) is not str or m in ("builtins", guard_module) or module_allowed(m) or \
+                module_allowed(m.lstrip("_")):
+            return False
+        mod = _sys.modules.get(m)
+        where = vars(mod).get("__file__") if isinstance(mod, module_type) else None
+        return mod is None or (type(where) is str and where.endswith(".py"))
 
     def denied_name(name):
         if not isinstance(name, str):

@@ -161,14 +161,16 @@ def expect_stdout(policy, name, src, want):
 
 guard_only = write_policy("guard-only", GUARD_ONLY)
 
-# What an allowed module imported for its own use from a module the job may not import is not
-# on its proxy (reprlib's recursive_repr, _thread's RLock on functools; pathlib's Path on
-# json.tool, above); its own names and its C accelerator's (_functools) are.
+# What an allowed module imported for its own use from a Python module the job may not import
+# is not on its proxy (reprlib's recursive_repr, types' GenericAlias on functools; pathlib's
+# Path on json.tool, above); its own names, and what C code defines (_functools' reduce,
+# _thread's RLock), are.
 expect_stdout(guard_only, "foreign_exports",
               "import functools, json\n"
-              "print(hasattr(functools, 'recursive_repr'), hasattr(functools, 'RLock'),\n"
-              "      functools.reduce(lambda a, b: a + b, [1, 2]), json.loads('[1]'))\n",
-              "False False 3 [1]\n")
+              "print(hasattr(functools, 'recursive_repr'), hasattr(functools, 'GenericAlias'),\n"
+              "      hasattr(functools, 'RLock'), functools.reduce(lambda a, b: a + b, [1, 2]),\n"
+              "      json.loads('[1]'))\n",
+              "False False True 3 [1]\n")
 
 # The static rules really are off: the hostile programs all pass validation under this policy,
 # so whatever stops them below is the guard.
