@@ -13,7 +13,7 @@
 /* Echoed in the result: clients parse it, and Python's json gives up near 1000 levels (the
  * job's own limit, 2048 in jansson, is the parser's, not a reader's). */
 #define JOB_MAX_METADATA_DEPTH 64
-#define JOB_MAX_OVERFLOWS 8
+#define JOB_MAX_REREADS 8
 
 /* Whether arrays and objects nest more than max levels in j (recursion bounded by max). */
 static bool nested_deeper(json_t *j, int max)
@@ -245,29 +245,84 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     return wrk_files_decode(json_object_get(root, "files"), job, guard_len, why, whylen);
 }
 
-/* The job read once more, for its id only, with every number too large for a double (1e309)
- * written as 0 over a copy of the text (same length: lines and columns stay); integers too
- * large for 64 bits are read as doubles. Each such number costs a parse of the whole record
- * (jansson reports one overflow at a time, at the end of its number), so at most
- * JOB_MAX_OVERFLOWS of them; NULL beyond (the record is dead-lettered), or without memory. */
-static json_t *load_without_overflows(const char *buf, size_t len, size_t flags)
+/* Blank the number ending at end (jansson reports an overflow there) to "0" and spaces: the
+ * text keeps its length, so lines and columns stay. */
+static bool blank_number(char *t, size_t end)
+{
+    size_t at = end;
+    while (at > 0 && t[at - 1] && strchr("0123456789eE+-.", t[at - 1])) at--;
+    if (at == end) return false;
+    t[at] = '0';
+    memset(t + at + 1, ' ', end - at - 1);
+    return true;
+}
+
+/* jansson counts every value's depth, the top one's 1, and refuses one deeper than this. */
+#define JSON_MAX_DEPTH 2048
+
+/* Blank every array or object at jansson's last depth through its closing bracket, to "0" and
+ * spaces: none of its values is then too deep. Strings are skipped whole: a bracket in one is
+ * text. False when none was blanked or one has no end (not JSON: the re-read says so). */
+static bool blank_deepest(char *t, size_t len)
+{
+    size_t depth = 0, from = 0;
+    bool blanked = false;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] == '"') {
+            for (i++; i < len && t[i] != '"'; i++)
+                if (t[i] == '\\') i++;
+        } else if (t[i] == '[' || t[i] == '{') {
+            if (++depth == JSON_MAX_DEPTH) from = i;
+        } else if ((t[i] == ']' || t[i] == '}') && depth > 0) {
+            if (depth-- == JSON_MAX_DEPTH) {
+                t[from] = '0';
+                memset(t + from + 1, ' ', i - from);
+                blanked = true;
+            }
+        }
+    }
+    return blanked && depth < JSON_MAX_DEPTH;
+}
+
+/* Valid JSON the strict read refused, read once more for its id only, over a copy of the text:
+ * a key given twice counts its last value (as Python's, JavaScript's and Go's parsers read
+ * it); a number too large for a double (1e309) and the arrays and objects whose values would
+ * be nested beyond jansson's 2048 levels are written as 0 (same length: lines and columns
+ * stay); integers too large for 64 bits are read as doubles. jansson reports one overflow at a
+ * time, so each costs a parse of the whole record: at most JOB_MAX_REREADS; NULL beyond (the
+ * record is dead-lettered), for any other error, or without memory. */
+static json_t *reread_for_id(const char *buf, size_t len, size_t flags)
 {
     char *copy = malloc(len ? len : 1);
     json_t *root = NULL;
     if (!copy) return NULL;
     memcpy(copy, buf, len);
-    for (int i = 0; i <= JOB_MAX_OVERFLOWS && !root; i++) {
+    flags = (flags & ~(size_t)JSON_REJECT_DUPLICATES) | JSON_DECODE_INT_AS_REAL;
+    for (int i = 0; i <= JOB_MAX_REREADS && !root; i++) {
         json_error_t e;
-        root = json_loadb(copy, len, flags | JSON_DECODE_INT_AS_REAL, &e);
-        if (root || json_error_code(&e) != json_error_numeric_overflow) break;
-        size_t end = e.position > 0 && (size_t)e.position <= len ? (size_t)e.position : 0, at = end;
-        while (at > 0 && copy[at - 1] && strchr("0123456789eE+-.", copy[at - 1])) at--;
-        if (at == end) break;
-        copy[at] = '0';
-        memset(copy + at + 1, ' ', end - at - 1);
+        root = json_loadb(copy, len, flags, &e);
+        size_t at = e.position > 0 ? (size_t)e.position : 0;
+        if (root) break;
+        if (json_error_code(&e) == json_error_numeric_overflow && at <= len &&
+            blank_number(copy, at))
+            continue;
+        if (json_error_code(&e) != json_error_stack_overflow || !blank_deepest(copy, len))
+            break;
     }
     free(copy);
     return root;
+}
+
+/* Valid JSON that jansson's strict read refuses, with the words the job's answer gives. */
+static const char *reread_reason(enum json_error_code code)
+{
+    switch (code) {
+    case json_error_numeric_overflow: return "a number in the job does not fit in 64 bits";
+    case json_error_duplicate_key: return "an object in the job has a key twice";
+    case json_error_stack_overflow:
+        return "the job nests arrays and objects deeper than 2048 levels";
+    default: return NULL;
+    }
 }
 
 int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
@@ -280,9 +335,9 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
      * are checked for it where they are read (wrk_json_name), code just below. */
     const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
     json_t *root = json_loadb(buf, len, flags, &jerr);
-    bool overflow = !root && json_error_code(&jerr) == json_error_numeric_overflow;
-    if (overflow) /* valid JSON all the same: read it once more for its id, to answer it */
-        root = load_without_overflows(buf, len, flags);
+    const char *reread = root ? NULL : reread_reason(json_error_code(&jerr));
+    if (reread) /* valid JSON all the same: read it once more for its id, to answer it */
+        root = reread_for_id(buf, len, flags);
     if (!root) {
         snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
                  jerr.line, jerr.column);
@@ -300,13 +355,12 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     }
     job->root = root;
     job->id = json_string_value(id);
-    if (overflow) {
+    if (reread) {
         /* Answered on its reply_to all the same (a string the re-read left as it was); its
-         * metadata may be where the number was, so it is not echoed. */
+         * metadata may be where the re-read changed the text, so it is not echoed. */
         if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0)
             return -1;
-        snprintf(why, whylen, "a number in the job does not fit in 64 bits (line %d, column %d)",
-                 jerr.line, jerr.column);
+        snprintf(why, whylen, "%s (line %d, column %d)", reread, jerr.line, jerr.column);
         return -1;
     }
     /* On failure root stays with the job: the caller answers `invalid` with id and metadata. */

@@ -139,6 +139,13 @@ try:
     kcat("-P", "-t", T["jobs"], "-k", full_id, inp=json.dumps(
         {"id": full_id, "code": "print(1)", "limits": {"tmpfs_mb": 1},
          "files": [{"path": f"f{i}", "content": "a" * (3 * 4096 + 1)} for i in range(64)]}) + "\n")
+    # Valid JSON the worker's strict parser refuses (a key twice; values nested deeper than
+    # 2,048 levels): read again for the id and answered invalid, where they were dead-lettered.
+    twice_id, deep_id = f"key-twice-{sfx}", f"deep-{sfx}"
+    kcat("-P", "-t", T["jobs"], "-k", twice_id,
+         inp='{"id": "%s", "code": "print(1)", "metadata": {"k": 1, "k": 2}}\n' % twice_id)
+    kcat("-P", "-t", T["jobs"], "-k", deep_id, inp='{"id": "%s", "code": "print(1)", "metadata": %s%s}\n'
+         % (deep_id, "[" * 2100, "]" * 2100))
     t0 = time.monotonic()
     p = run(["submit", "-b", BROKERS, "--timeout", "180", *TOPIC_ARGS, *map(str, files)], timeout=240)
     elapsed = time.monotonic() - t0
@@ -190,6 +197,13 @@ try:
     F.check(len(real) == 1 and real[0]["status"] == "ok" and real[0]["limits"]["wall_ms"] == 2500
             and real[0]["limits"]["cpu_ms"] == 1000,
             f"limits as 2500.0 and 1000.0: {[(r['status'], r['message'], r['limits']) for r in real]}")
+    reread = {i: [(r["status"], r["message"]) for r in all_results if r["id"] == i]
+              for i in (twice_id, deep_id)}
+    F.check(len(reread[twice_id]) == 1 and reread[twice_id][0][0] == "invalid"
+            and "has a key twice (line 1, column" in reread[twice_id][0][1]
+            and len(reread[deep_id]) == 1 and reread[deep_id][0][0] == "invalid"
+            and "deeper than 2048 levels" in reread[deep_id][0][1],
+            f"valid JSON the strict parser refuses: {reread}")
     for r in inv + late + nul_in + nul_code + late_offset + nested + full + real:
         F.check(not schema_errors(RESULT, r), f"{r['id']} result not schema-valid")
 
@@ -219,6 +233,8 @@ try:
             f"audit trail of {late_offset_id}: {trail[late_offset_id]}")
     F.check(trail[nested_id] == ["received", "invalid"], f"audit trail of {nested_id}: {trail[nested_id]}")
     F.check(trail[full_id] == ["received", "invalid"], f"audit trail of {full_id}: {trail[full_id]}")
+    for i in (twice_id, deep_id):
+        F.check(trail[i] == ["received", "invalid"], f"audit trail of {i}: {trail[i]}")
     F.check(trail[real_id] == ["received", "started", "finished"],
             f"audit trail of {real_id}: {trail[real_id]}")
     F.check(trail[nul_in_id] == ["received", "started", "finished"],

@@ -58,7 +58,52 @@ static void test_dead_letter_cases(void **st)
     expect_fail("{\"id\":\"\",\"code\":\"x\"}", false, "job id");
     expect_fail("{\"id\":\"a\\nb\",\"code\":\"x\"}", false, "control");
     expect_fail("{\"id\":7,\"code\":\"x\"}", false, "job id");
-    expect_fail("{\"id\":\"a\",\"id\":\"b\",\"code\":\"x\"}", false, "duplicate");
+    /* Not valid JSON, though deeper than jansson's limit: the re-read finds no end to it. */
+    char open_only[2200] = "{\"id\":\"a\",\"metadata\":";
+    memset(open_only + strlen(open_only), '[', 2100);
+    expect_fail(open_only, false, "maximum parsing depth");
+}
+
+/* Valid JSON that jansson's strict read refuses: a key given twice, nesting beyond 2048
+ * levels. Its id is read once more and it is answered, not dead-lettered. */
+static void test_reread_for_id(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    /* The last value counts, as Python, JavaScript and Go read it; the id too. */
+    assert_int_equal(decode("{\"id\":\"a\",\"id\":\"b\",\"code\":\"x\"}", &j, why), -1);
+    assert_string_equal(j.id, "b");
+    if (!strstr(why, "has a key twice (line 1, column 14)")) fail_msg("reason %s", why);
+    wrk_job_free(&j);
+    assert_int_equal(decode("{\"id\":\"d\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
+                            "\"metadata\":{\"k\":1,\"k\":2}}", &j, why), -1);
+    assert_string_equal(j.id, "d");
+    assert_string_equal(j.reply_to, "codeq.reply.a");
+    assert_null(j.metadata); /* where the re-read read otherwise: not echoed */
+    wrk_job_free(&j);
+    /* Mixed with a number beyond a double: the first error is the reason. */
+    expect_fail("{\"metadata\":[1e999,{\"k\":1,\"k\":2}],\"id\":\"b\",\"code\":\"x\"}", true,
+                "does not fit in 64 bits");
+    /* Values nested deeper than 2048 levels, in one place or nine, brackets in strings inside
+     * them and a string with an escaped quote: answered, after one re-read. */
+    static char deep[9 * 4200 + 200];
+    for (int n = 1; n <= 9; n += 8) {
+        size_t k = (size_t)snprintf(deep, sizeof deep, "{\"metadata\":[");
+        for (int d = 0; d < n; d++) {
+            if (d) deep[k++] = ',';
+            for (int i = 0; i < 2050; i++) deep[k++] = i == 2049 ? '{' : '[';
+            k += (size_t)snprintf(deep + k, sizeof deep - k, "\"]}\\\"[\":\"{[\"}");
+            for (int i = 0; i < 2049; i++) deep[k++] = ']';
+        }
+        snprintf(deep + k, sizeof deep - k, "],\"id\":\"n\",\"code\":\"x\"}");
+        assert_int_equal(decode(deep, &j, why), -1);
+        if (!j.id) fail_msg("depth %d: no id, reason '%s'", n, why);
+        assert_string_equal(j.id, "n");
+        if (!strstr(why, "deeper than 2048 levels (line 1, column 2060)"))
+            fail_msg("depth %d: reason '%s'", n, why);
+        wrk_job_free(&j);
+    }
 }
 
 static void test_invalid_cases(void **st)
@@ -453,6 +498,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_job),
         cmocka_unit_test(test_dead_letter_cases),
+        cmocka_unit_test(test_reread_for_id),
         cmocka_unit_test(test_invalid_cases),
         cmocka_unit_test(test_reply_to_internal_topic),
         cmocka_unit_test(test_files_and_deadline),
