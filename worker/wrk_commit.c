@@ -78,6 +78,7 @@ struct wrk_committer {
     bool fatal;
     char why[512];
     _Atomic uint64_t give_up_at; /* monotonic ms; 0: retry as long as it takes (set on stop) */
+    unsigned long dead_given_up; /* by the committer thread; read by the main one in apply */
 };
 
 static uint64_t ms_since(uint64_t t0)
@@ -234,7 +235,7 @@ bool wrk_commit_jobs_refusal(const wrk_config *c, wrk_task *t, const char *topic
  * left to cut, or the refusal is not the job's (wrk_commit_jobs_refusal): then the topic refuses what any
  * job would produce (a deleted results topic, say), and the batch is tried again as after any
  * other failure of the worker's own. */
-static bool cut_back(const wrk_committer *cm, const batch_item *it, const char *why,
+static bool cut_back(wrk_committer *cm, const batch_item *it, const char *why,
                      const char *topic, rd_kafka_resp_err_t e)
 {
     char name[400];
@@ -247,6 +248,7 @@ static bool cut_back(const wrk_committer *cm, const batch_item *it, const char *
     const char *done = wrk_commit_jobs_refusal(cm->c, it->task, topic, e)
                            ? wrk_task_unpublishable(it->task, why, too_large(e)) : NULL;
     bool given_up = dead && wrk_task_finish(it->task)->dead_level == WRK_DEAD_GIVEN_UP;
+    if (given_up && done) cm->dead_given_up++; /* the step to given up comes once */
     if (done)
         wrk_logx(given_up ? WRK_LOG_ERROR : WRK_LOG_WARN, event, &ctx, "worker: %s: %s; %s",
                  name, why, done);
@@ -697,6 +699,7 @@ static void apply(wrk_worker *w)
     for (size_t i = 0; i < w->nlimbo; i++) /* lost meanwhile: now nothing holds them */
         wrk_part_drop(w->limbo[i]);
     w->nlimbo = 0;
+    w->dead_given_up = cm->dead_given_up;
     if (cm->committed) {
         w->commits++;
     } else {

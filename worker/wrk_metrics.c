@@ -49,7 +49,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     lcounter jobs, findings, rebalances;
     histo duration, overhead, wait;
-    uint64_t dead_letters, truncated, commits, aborts, jobs_committed;
+    uint64_t dead_letters, dead_given_up, truncated, commits, aborts, jobs_committed;
     uint64_t seen_commits, seen_aborts, abort_streak;
     int running, slots, partitions;
     bool assigned_once, leaving, fatal, host_fault;
@@ -205,6 +205,7 @@ void wrk_metrics_turn(const wrk_worker *w)
     m.seen_commits = m.commits = w->commits;
     m.seen_aborts = m.aborts = w->aborts;
     m.jobs_committed = w->jobs_done;
+    m.dead_given_up = w->dead_given_up;
     m.running = w->running;
     m.slots = w->c->slots;
     m.partitions = (int)w->nparts;
@@ -309,6 +310,10 @@ void wrk_metrics_write(FILE *f)
                  &m.findings);
     put_scalar(f, "codeq_dead_letters_total", "counter", "Records sent to the dead-letter topic.",
                (double)m.dead_letters);
+    put_scalar(f, "codeq_dead_letters_given_up_total", "counter",
+               "Of those, records whose dead letter the topic refused even minimal: they stay "
+               "only where they were (audit event dead_letter_refused).",
+               (double)m.dead_given_up);
     put_scalar(f, "codeq_results_truncated_total", "counter",
                "Results whose output or artifacts were cut to fit a record or a limit.",
                (double)m.truncated);

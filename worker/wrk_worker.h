@@ -56,6 +56,7 @@ typedef struct {
     bool gave_up;           /* the host stayed at fault for host_fault_ms: exit 4 */
     char why[512];
     unsigned long jobs_done, commits, aborts;
+    unsigned long dead_given_up; /* dead letters refused even minimal (wrk_task_unpublishable) */
     int beat_fd;            /* --heartbeat-file, or -1 */
 } wrk_worker;
 

@@ -22,7 +22,15 @@ worker's log shows no aborted transaction.
            smaller: it aborted about 5 transactions a second forever, and no job behind it was
            answered. Now the dead letter is keyed by where the record is (topic/0/offset),
            with codeq.key.absent, every job is answered, and no transaction aborts.
-Bounded to about two minutes."""
+
+  givenup  (a worker of its own, with --http) its dead-letter topic's max.message.bytes
+           lowered to 256 after the worker started (above a transaction marker's ~80 bytes:
+           Kafka 4.1.2 cannot finish a transaction whose marker a partition refuses, see
+           docs/security-model.md): a record "junk" is refused as a full, a small and a
+           minimal dead letter, and given up: the audit event dead_letter_refused
+           says where the record stays, nothing is on the dead-letter topic, the jobs after it
+           are answered, and /metrics counts it in codeq_dead_letters_given_up_total.
+Bounded to about three minutes."""
 import hashlib
 import pathlib
 import re
@@ -32,7 +40,7 @@ import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import Failures, run  # noqa: E402
+from codeq_test import Failures, free_port, http_get, run  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 NAME = "dlq"
@@ -61,6 +69,56 @@ p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "cleanup.p
 F.check(p.returncode == 0, f"codeq topics {compact_t}: {p.stderr}")
 sk.topics["dlq"] = compact_t
 sk.topic_args[sk.topic_args.index("--dlq-topic") + 1] = compact_t
+# givenup: a Setup of its own, its dead-letter topic's limit lowered once its worker is up
+sg = kt.Setup(NAME + "-givenup", 1)
+given_ids = [f"given-{i}" for i in range(4)]
+
+
+def lower_dlq_limit(topic, limit):
+    """max.message.bytes of topic set to limit (Kafka's AdminClient; the topic has no other
+    setting of its own, which a non-incremental alter would reset)."""
+    from confluent_kafka.admin import AdminClient, ConfigResource
+    admin = AdminClient({"bootstrap.servers": kt.BROKERS})
+    res = ConfigResource("topic", topic, set_config={"max.message.bytes": str(limit)})
+    for f in admin.alter_configs([res]).values():
+        f.result(timeout=30)
+
+
+def check_given_up(port):
+    t1 = time.monotonic()
+    sg.produce_jobs([{"id": i, "code": "print(1)"} for i in given_ids[:2]])
+    res = {}
+    while time.monotonic() - t1 < 45 and set(res) < set(given_ids[:2]):
+        res = {r["id"]: r for r in sg.read_unless_held("results")}
+        time.sleep(0.5)
+    lower_dlq_limit(sg.topics["dlq"], 256)
+    time.sleep(3)  # the broker's metadata carries the new limit to its partition's log
+    p = subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", sg.topics["jobs"], "-k", "k-junk"],
+                       input="junk\n", capture_output=True, text=True, timeout=60)
+    F.check(p.returncode == 0, f"kcat produce junk: {p.stderr}")
+    sg.produce_jobs([{"id": i, "code": "print(1)"} for i in given_ids[2:]])
+    ev = []
+    while time.monotonic() - t1 < 90:
+        res = {r["id"]: r for r in sg.read_unless_held("results")}
+        ev = [e for e in sg.read_unless_held("audit") if e.get("job_id") is None]
+        if set(given_ids) <= set(res) and ev:
+            break
+        time.sleep(1)
+    F.check(all((res.get(i) or {}).get("status") == "ok" for i in given_ids),
+            f"givenup: the jobs around it: {[(i, (res.get(i) or {}).get('status')) for i in given_ids]}")
+    F.check(len(ev) == 1 and ev[0]["event"] == "dead_letter_refused" and ev[0]["source"]["offset"] == 2
+            and f"the record stays on {sg.topics['jobs']} [0] at offset 2" in ev[0]["reason"],
+            f"givenup: audit events without a job id {ev}")
+    out = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", sg.topics["dlq"], "-e", "-o", "beginning",
+                          "-q", "-X", "isolation.level=read_committed"],
+                         capture_output=True, text=True, timeout=30).stdout
+    F.check(out == "", f"givenup: the dead-letter topic holds {out[:200]!r}")
+    status, body = http_get(f"http://127.0.0.1:{port}/metrics")
+    F.check(status == 200 and "\ncodeq_dead_letters_given_up_total 1\n" in body
+            and "\ncodeq_dead_letters_total 1\n" in body,
+            f"givenup: /metrics {status}: {[ln for ln in body.splitlines() if 'dead_letters' in ln]}")
+    print(f"{NAME}: givenup: {len(res)} jobs, 1 dead letter given up in {time.monotonic() - t1:.1f} s",
+          flush=True)
 
 
 def produce(key, value, headers):
@@ -117,6 +175,8 @@ def check_keyless():
 try:
     w = s.start("w1", "--slots", "1")
     sk.start("w2", "--slots", "1")
+    given_port = free_port()
+    sg.start("w3", "--slots", "1", "--http", f"127.0.0.1:{given_port}")
     ids = [f"after-{i}" for i in range(5)]
     t0 = time.monotonic()
     res, dl = {}, []
@@ -160,8 +220,11 @@ try:
     F.check(w.poll() is None, f"the worker exited ({w.returncode})")
     print(f"{NAME}: {len(dl)} dead letters and {len(ids)} jobs in {time.monotonic() - t0:.1f} s", flush=True)
     check_keyless()
-    F.check(s.stop("w1") == 0 and sk.stop("w2") == 0, "the workers did not stop cleanly")
+    check_given_up(given_port)
+    F.check(s.stop("w1") == 0 and sk.stop("w2") == 0 and sg.stop("w3") == 0,
+            "the workers did not stop cleanly")
 finally:
     s.kill_all()
     sk.kill_all()
+    sg.kill_all()
 F.finish(NAME)

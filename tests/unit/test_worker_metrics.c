@@ -91,6 +91,7 @@ static void test_health_and_readiness(void **state)
     assert_false(wrk_metrics_healthy(why, sizeof why));
     assert_non_null(strstr(why, "3 transactions aborted in a row"));
     w.commits = 1; /* a commit ends the streak */
+    w.dead_given_up = 2;
     wrk_metrics_turn(&w);
     assert_true(wrk_metrics_healthy(why, sizeof why));
 
@@ -101,6 +102,7 @@ static void test_health_and_readiness(void **state)
     assert_has(t, free_slots);
     assert_has(t, "codeq_transactions_aborted_total 3\n");
     assert_has(t, "codeq_transactions_aborted_in_a_row 0\n");
+    assert_has(t, "codeq_dead_letters_given_up_total 2\n");
     free(t);
 
     w.leaving = true;
