@@ -17,12 +17,21 @@ static size_t size_of(const json_t *r)
     return json_dumpb(r, NULL, 0, JSON_COMPACT);
 }
 
+/* n bytes of c and a NUL, for the caller to free. */
+static char *filled(char c, size_t n)
+{
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
 /* A result as a run leaves it: streams of `out` and `err` bytes of c, artifacts of the sizes. */
 static json_t *result_with(size_t out, size_t err, char c, const size_t *arts, size_t narts)
 {
     json_t *r = wrk_result_new("j-1", "ok", "w", "2026-12-01T00:00:00.000Z", NULL);
-    char *buf = malloc(out + err + 1);
-    memset(buf, c, out + err);
+    char *buf = filled(c, out + err);
     bool lossy = false;
     json_object_set_new(r, "stdout", wrk_json_bytes(buf, out, &lossy));
     if (lossy) json_object_set_new(r, "stdout_base64", wrk_json_base64(buf, out));
@@ -31,8 +40,7 @@ static json_t *result_with(size_t out, size_t err, char c, const size_t *arts, s
     json_object_set_new(r, "stderr_bytes", json_integer((json_int_t)err));
     json_t *a = json_array();
     for (size_t i = 0; i < narts; i++) {
-        char *data = calloc(1, arts[i] + 1);
-        memset(data, 'a' + (int)i, arts[i]);
+        char *data = filled((char)('a' + (int)i), arts[i]);
         char path[24]; /* "f" and any size_t */
         snprintf(path, sizeof path, "f%zu", i);
         json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", path, "bytes",
@@ -170,9 +178,7 @@ static void test_artifacts_largest_first(void **st)
 static void test_replaced_when_metadata_too_large(void **st)
 {
     (void)st;
-    char *big = malloc(300001);
-    memset(big, 'm', 300000);
-    big[300000] = '\0';
+    char *big = filled('m', 300000);
     json_t *r = result_with(10, 10, 'x', NULL, 0);
     json_object_set_new(r, "metadata", json_pack("{s:s}", "blob", big));
     free(big);
@@ -238,8 +244,7 @@ static void test_replaced_without_findings(void **st)
     (void)st;
     json_t *r = rejected(100, 200);
     json_object_set_new(r, "metadata", json_pack("{s:s}", "note", "0123456789abcdef"));
-    char *big = calloc(1, 20001);
-    memset(big, 'm', 20000);
+    char *big = filled('m', 20000);
     json_object_set_new(json_object_get(r, "metadata"), "blob", json_string(big));
     free(big);
     assert_int_equal(wrk_result_fit(r, 6144), -1);
@@ -273,9 +278,7 @@ static void test_event_findings_cut(void **st)
 static void test_event_reason_and_code_cut(void **st)
 {
     (void)st;
-    char *long_text = malloc(4001);
-    memset(long_text, 'r', 4000);
-    long_text[4000] = '\0';
+    char *long_text = filled('r', 4000);
     long_text[1999] = '"'; /* an escape in the part cut */
     json_t *ev = json_pack("{s:s, s:s, s:s, s:s}", "event", "received", "job_id", "j-1", "reason",
                            long_text, "code", long_text);
