@@ -56,6 +56,8 @@ static const char worker_help[] =
     "      --health-stall-ms N   /healthz fails when the main loop has not turned for N ms\n"
     "                            (30000)\n"
     "      --health-max-aborts N /healthz fails after N transactions aborted in a row (5)\n"
+    "      --health-commit-ms N  /healthz fails when one commit has been in flight for N ms:\n"
+    "                            the broker does not finish it (120000)\n"
     "      --host-fault-ms N     when the sandbox cannot run even a trivial job here (a full\n"
     "                            work root, cgroups gone), jobs wait and none is answered for\n"
     "                            it; after N ms of that the worker stops, exit 4 (120000)\n"
@@ -79,7 +81,7 @@ static const char worker_help[] =
 
 enum { OPT_SLOTS = 0x200, OPT_ATTEMPTS, OPT_INTERVAL, OPT_DRAIN, OPT_GRACE, OPT_INSTANCE,
        OPT_LIMIT_DEFAULT, OPT_LIMIT_MAX, OPT_HEARTBEAT, OPT_REPLY_PREFIX, OPT_HTTP, OPT_STALL,
-       OPT_MAX_ABORTS, OPT_HOST_FAULT, OPT_AUDIT_CODE, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG,
+       OPT_MAX_ABORTS, OPT_COMMIT_AGE, OPT_HOST_FAULT, OPT_AUDIT_CODE, OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG,
        OPT_PRINT_CONFIG, OPT_UID_BASE, OPT_UID_COUNT };
 
 /* Settings kept only to be shown by --print-config (the rest is in wrk_config). */
@@ -123,13 +125,13 @@ static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
 /* The effective configuration, each setting with where it came from; secrets masked. */
 static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
 {
-    char n[11][16];
-    const unsigned num[11] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
+    char n[12][16];
+    const unsigned num[12] = {c->slots, c->max_attempts, c->commit_interval_ms, c->drain_ms,
                         c->grace_ms, c->sandbox.zygote_start_ms ? (int)c->sandbox.zygote_start_ms
                                                                 : 10000,
                         c->health_stall_ms, c->health_max_aborts, c->host_fault_ms,
-                        c->sandbox.uid_base, c->sandbox.uid_count};
-    for (int i = 0; i < 11; i++) snprintf(n[i], sizeof n[i], "%u", num[i]);
+                        c->sandbox.uid_base, c->sandbox.uid_count, c->health_commit_ms};
+    for (int i = 0; i < 12; i++) snprintf(n[i], sizeof n[i], "%u", num[i]);
     const struct { const char *name; char opt; const char *v; } rows[] = {
         {"brokers", 'b', c->kafka.brokers}, {"jobs-topic", 0, c->kafka.jobs_topic},
         {"results-topic", 0, c->kafka.results_topic}, {"audit-topic", 0, c->kafka.audit_topic},
@@ -151,6 +153,7 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
         {"reply-topic-prefix", 0, c->reply_prefix},
         {"http", 0, c->http_addr ? c->http_addr : "(off)"},
         {"health-stall-ms", 0, n[6]}, {"health-max-aborts", 0, n[7]},
+        {"health-commit-ms", 0, n[11]},
         {"host-fault-ms", 0, n[8]},
         {"audit-code", 0, c->audit_code_full ? "full" : "hash"},
         {"log-format", 0, s->log_format}, {"log-level", 0, s->log_level ? s->log_level : "info"},
@@ -185,6 +188,7 @@ static int number(int opt, const char *arg, wrk_config *c)
         {OPT_GRACE, "grace-ms", offsetof(wrk_config, grace_ms)},
         {OPT_STALL, "health-stall-ms", offsetof(wrk_config, health_stall_ms)},
         {OPT_MAX_ABORTS, "health-max-aborts", offsetof(wrk_config, health_max_aborts)},
+        {OPT_COMMIT_AGE, "health-commit-ms", offsetof(wrk_config, health_commit_ms)},
         {OPT_HOST_FAULT, "host-fault-ms", offsetof(wrk_config, host_fault_ms)},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
@@ -306,6 +310,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"health-stall-ms", required_argument, NULL, OPT_STALL},
         {"health-max-aborts", required_argument, NULL, OPT_MAX_ABORTS},
+        {"health-commit-ms", required_argument, NULL, OPT_COMMIT_AGE},
         {"host-fault-ms", required_argument, NULL, OPT_HOST_FAULT},
         {"config", required_argument, NULL, OPT_CONFIG},
         {"print-config", no_argument, NULL, OPT_PRINT_CONFIG},

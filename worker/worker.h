@@ -60,6 +60,7 @@ typedef struct {
     const char *http_addr;      /* --http ADDR:PORT: /metrics, /healthz, /readyz; NULL: off */
     int health_stall_ms;        /* /healthz fails when the loop has not turned for this long */
     int health_max_aborts;      /* ... or when this many transactions aborted in a row */
+    int health_commit_ms;       /* ... or when one commit has been in flight this long */
     int host_fault_ms;          /* a host that cannot run a trivial job this long: stop, exit 4 */
     bool audit_code_full;       /* --audit-code full: the received event keeps the code text */
     bool internal_paths;        /* an internal error's host paths in the result too: only where

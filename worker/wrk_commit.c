@@ -683,6 +683,7 @@ void wrk_commit_send(wrk_worker *w)
         return;
     }
     cm->busy = true;
+    w->commit_sent = wrk_now_ms();
     pthread_mutex_lock(&cm->mu);
     cm->state = C_QUEUED;
     pthread_cond_broadcast(&cm->cv);
@@ -723,6 +724,7 @@ void wrk_commit_collect(wrk_worker *w, bool wait)
     pthread_mutex_unlock(&cm->mu);
     if (ended) {
         cm->busy = false;
+        w->commit_sent = 0;
         apply(w);
     }
     if (fatal) wrk_worker_fatal(w, "%s", cm->why);

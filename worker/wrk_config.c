@@ -31,6 +31,7 @@ void wrk_config_default(wrk_config *c)
     c->reply_prefix = "codeq.reply.";
     c->health_stall_ms = 30000;
     c->health_max_aborts = 5;
+    c->health_commit_ms = 120000;
     c->host_fault_ms = 120000;
 }
 

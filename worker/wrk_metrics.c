@@ -57,7 +57,8 @@ static struct {
     lag_entry lag[LAG_MAX];
     size_t nlag;
     uint64_t next_lag_ms;
-    int stall_ms, max_aborts;
+    int stall_ms, max_aborts, commit_ms;
+    uint64_t commit_sent; /* the worker's commit_sent: monotonic ms, 0 none in flight */
 } m = {
     .duration = {"codeq_job_duration_seconds", "Time from receiving a job to its result "
                  "(validation, sandbox, collection).", dur_le, sizeof dur_le / sizeof dur_le[0]},
@@ -68,6 +69,7 @@ static struct {
              "job's start.", wait_le, sizeof wait_le / sizeof wait_le[0]},
     .stall_ms = 30000,
     .max_aborts = 5,
+    .commit_ms = 120000,
 };
 static _Atomic uint64_t last_turn_ms; /* monotonic; 0 until the loop first turns */
 
@@ -76,6 +78,7 @@ void wrk_metrics_init(const wrk_config *c)
     pthread_mutex_lock(&mu);
     if (c->health_stall_ms > 0) m.stall_ms = c->health_stall_ms;
     if (c->health_max_aborts > 0) m.max_aborts = c->health_max_aborts;
+    if (c->health_commit_ms > 0) m.commit_ms = c->health_commit_ms;
     m.slots = c->slots;
     pthread_mutex_unlock(&mu);
 }
@@ -206,6 +209,7 @@ void wrk_metrics_turn(const wrk_worker *w)
     m.seen_aborts = m.aborts = w->aborts;
     m.jobs_committed = w->jobs_done;
     m.dead_given_up = w->dead_given_up;
+    m.commit_sent = w->commit_sent;
     m.running = w->running;
     m.slots = w->c->slots;
     m.partitions = (int)w->nparts;
@@ -317,6 +321,10 @@ void wrk_metrics_write(FILE *f)
     put_scalar(f, "codeq_results_truncated_total", "counter",
                "Results whose output or artifacts were cut to fit a record or a limit.",
                (double)m.truncated);
+    uint64_t now = wrk_now_ms();
+    put_scalar(f, "codeq_commit_in_flight_seconds", "gauge",
+               "Seconds the transaction in flight has been at the committer (0: none).",
+               m.commit_sent && now > m.commit_sent ? (double)(now - m.commit_sent) / 1000 : 0);
     put_scalar(f, "codeq_main_loop_turn_age_seconds", "gauge",
                "Seconds since the main loop last turned.",
                turn ? (double)(wrk_now_ms() - turn) / 1000 : 0);
@@ -338,6 +346,9 @@ bool wrk_metrics_healthy(char *why, size_t whylen)
     else if (m.host_fault)
         snprintf(why, whylen, "the sandbox cannot run a trivial job here, no job starts: %s",
                  m.host_why);
+    else if (m.commit_sent && now > m.commit_sent && now - m.commit_sent > (uint64_t)m.commit_ms)
+        snprintf(why, whylen, "a commit has been in flight for %llu ms (limit %d): the broker "
+                 "does not finish it", (unsigned long long)(now - m.commit_sent), m.commit_ms);
     else if (m.abort_streak >= (uint64_t)m.max_aborts)
         snprintf(why, whylen, "%llu transactions aborted in a row (limit %d)",
                  (unsigned long long)m.abort_streak, m.max_aborts);

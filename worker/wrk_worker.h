@@ -46,6 +46,7 @@ typedef struct {
     int running;            /* RUNNING entries (sandboxes alive or just finished) */
     size_t rr;              /* where claiming starts next, so no partition starves the rest */
     uint64_t last_commit;   /* monotonic ms */
+    uint64_t commit_sent;   /* monotonic ms the batch in flight went to the committer; 0: none */
     uint64_t last_poll;     /* of the consumer, monotonic ms */
     uint64_t retry_at;      /* no commit before this after an abort */
     bool fatal;

@@ -3,7 +3,8 @@
 with prometheus_client's text parser (the real one, python3-prometheus-client) and its
 counters and histograms moved by what ran; /readyz is ready once assigned; /healthz is
 healthy, turns unhealthy while the main loop is stalled on purpose (the documented test hook
-CODEQ_TEST_STALL_FILE) and healthy again after. Logs: every line of the worker's stderr is
+CODEQ_TEST_STALL_FILE) and healthy again after, and while a commit is held in flight (the
+test hook CODEQ_TEST_TXN_HOLD_MS, a second worker). Logs: every line of the worker's stderr is
 a JSON object (time, level, event, message; job_id/topic/partition/offset on job lines);
 --log-format text keeps the line for people; bad --log-format/--log-level values are refused.
 A SIGTERM during start-up ends the worker with 0. Every wait is bounded."""
@@ -162,6 +163,34 @@ JOBS = ([{"id": f"ok-{i}", "code": "print('hi')"} for i in range(4)] +
 st = kt.Setup(NAME, 2)
 port = free_port()
 base = f"http://127.0.0.1:{port}"
+sh = kt.Setup(NAME + "-held", 1)
+
+
+def check_commit_in_flight():
+    """A commit the broker does not finish (its marker refused, say) leaves the loop turning and
+    nothing aborted: /healthz fails once one has been in flight for --health-commit-ms. The
+    test hook CODEQ_TEST_TXN_HOLD_MS holds the first transaction with results open for 6 s."""
+    hport = free_port()
+    hbase = f"http://127.0.0.1:{hport}"
+    os.environ["CODEQ_TEST_TXN_HOLD_MS"] = "6000"
+    try:
+        sh.start("w2", "--http", f"127.0.0.1:{hport}", "--health-commit-ms", "1500")
+    finally:
+        del os.environ["CODEQ_TEST_TXN_HOLD_MS"]
+    wait_for("/readyz 200 (held)", lambda: http_get(hbase + "/readyz")[0] == 200, 60)
+    sh.produce_jobs([{"id": "held-0", "code": "print(1)"}])
+    wait_for("/healthz 503 while a commit is held", lambda: http_get(hbase + "/healthz")[0] == 503, 30)
+    code, body = http_get(hbase + "/healthz")
+    F.check("a commit has been in flight for" in body, f"/healthz says why: {body.strip()}")
+    F.check(value(scrape(hbase), "codeq_commit_in_flight_seconds") >= 1.5,
+            "codeq_commit_in_flight_seconds shows the held commit")
+    wait_for("/healthz 200 once the commit ends", lambda: http_get(hbase + "/healthz")[0] == 200, 30)
+    F.check(value(scrape(hbase), "codeq_jobs_committed_total") == 1
+            and value(scrape(hbase), "codeq_commit_in_flight_seconds") == 0,
+            "the held job committed, no commit in flight")
+    F.check(sh.stop("w2") == 0, "the held worker stops cleanly")
+
+
 stall = st.logdir / "stall"
 os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
 try:
@@ -223,8 +252,10 @@ try:
     F.check(st.stop("w1") == 0, "worker stops cleanly on SIGTERM")
     check_json_log(st.logdir / "w1.log")
     check_log_formats(st)
+    check_commit_in_flight()
 finally:
     if stall.exists():
         stall.unlink()
     st.kill_all()
+    sh.kill_all()
 F.finish(NAME)

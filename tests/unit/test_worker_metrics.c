@@ -70,6 +70,7 @@ static void test_health_and_readiness(void **state)
     wrk_config c;
     wrk_config_default(&c);
     c.health_max_aborts = 3;
+    c.health_commit_ms = 1000;
     wrk_metrics_init(&c);
     assert_true(wrk_metrics_healthy(why, sizeof why)); /* starting */
     assert_false(wrk_metrics_ready(why, sizeof why));
@@ -104,6 +105,21 @@ static void test_health_and_readiness(void **state)
     assert_has(t, "codeq_transactions_aborted_in_a_row 0\n");
     assert_has(t, "codeq_dead_letters_given_up_total 2\n");
     free(t);
+
+    /* A commit the broker does not finish (a marker it refuses): the loop turns, nothing aborts. */
+    w.commit_sent = wrk_now_ms() - 900;
+    wrk_metrics_turn(&w);
+    assert_true(wrk_metrics_healthy(why, sizeof why));
+    w.commit_sent = wrk_now_ms() - 5000;
+    wrk_metrics_turn(&w);
+    assert_false(wrk_metrics_healthy(why, sizeof why));
+    assert_non_null(strstr(why, "a commit has been in flight for 5"));
+    t = exposition();
+    assert_has(t, "codeq_commit_in_flight_seconds 5");
+    free(t);
+    w.commit_sent = 0;
+    wrk_metrics_turn(&w);
+    assert_true(wrk_metrics_healthy(why, sizeof why));
 
     w.leaving = true;
     wrk_metrics_turn(&w);
