@@ -292,7 +292,11 @@ def _codeq_prepare(policy):
                       # add_newdoc(place, obj, doc) imports any module by name and reads its
                       # attributes with the real getattr: a missing one's AttributeError.obj is
                       # the real module (bypass 122).
-                      "numpy.core.function_base": {"add_newdoc": drop}}
+                      "numpy.core.function_base": {"add_newdoc": drop},
+                      # info(obj, toplevel=name) and lookfor(what, module=name) import any
+                      # module by name (outside the policy: its import-time code runs) and walk
+                      # its namespace; source() reads any object's file.
+                      "numpy.lib.utils": {"info": drop, "lookfor": drop, "source": drop}}
             byname["builtins"].update((n, drop) for n in denied)  # input only if denied
             for modname, names in byname.items():
                 mod = _sys.modules.get(modname)
@@ -766,10 +770,12 @@ def _codeq_prepare(policy):
             getintp = vars(internal).get("_getintp_ctype")
             if hasattr(getintp, "cache"):
                 getintp.cache = None
-        if not module_allowed("ctypes"):
-            # numpy.random's BitGenerator.ctypes imports ctypes when asked and hands out its
-            # types (rtB 143): no library import of it succeeds in the job.
-            _sys.modules["ctypes"] = None
+        # numpy.random's BitGenerator.ctypes imports ctypes when asked and hands out its types
+        # (rtB 143), and its .cffi imports cffi, whose FFI reads and writes any address
+        # without an audit event: no library import of either succeeds in the job.
+        for name in ("ctypes", "cffi", "_cffi_backend"):
+            if not module_allowed(name):
+                _sys.modules[name] = None
 
         # numpy.ma's function classes (type(np.ma.all), type(np.ma.arange), ...) take a name
         # and look it up on the real numpy module: a private name gave its _builtins (rtB 139),
@@ -1157,6 +1163,8 @@ def _codeq_prepare(policy):
                 return spec
         return None
 
+    guard_globals = globals()
+
     class JobImportFinder:
         """Refuses new modules outside the allowlist when main.py itself imports them; loads
         the modules the guard patches through PatchingLoader."""
@@ -1167,9 +1175,13 @@ def _codeq_prepare(policy):
                 return patched_spec(name, path, target)
             if module_allowed(name) or name.startswith("_"):
                 return None  # private helpers: see guarded_import
+            # importlib's frames and the guard's own are passed over: C code has no frame, and
+            # an import it makes for the job's getattr(obj, name) (Cython's BitGenerator.cffi)
+            # comes through the guard's getattr; main.py is then the importer.
             frame = _sys._getframe(1)
             for _ in range(64):
-                if frame is None or not frame.f_code.co_filename.startswith("<frozen importlib"):
+                if frame is None or not (frame.f_globals is guard_globals or
+                                         frame.f_code.co_filename.startswith("<frozen importlib")):
                     break
                 frame = frame.f_back
             if frame is not None and frame.f_code.co_filename == _JOB_FILE:

@@ -334,6 +334,22 @@ expect_numpy_refused({"private_fromlist_dunder": "try:\n    __import__('numpy', 
                       "private_fromlist_underscore": "from numpy.core import _internal as c\n"},
                      "print('GUARD-BYPASSED', c)\n")
 
+# numpy's utilities that import a module by name and walk it (info's toplevel, lookfor's
+# module: `this` ran its import-time code) or read an object's file (source) are not on the
+# proxy (a red-team review). BitGenerator.cffi imports cffi, whose FFI reads any address
+# unaudited: through the guard's getattr (a frame the import finder took for the importer,
+# not main.py) the import was let through and failed only because cffi is not installed here.
+expect_stdout(guard_numpy, "numpy_import_by_name", (
+    "import numpy as np\n"
+    "print([hasattr(np, n) for n in ('info', 'lookfor', 'source', 'who')])\n"
+    "bg = np.random.default_rng().bit_generator\n"
+    "for how in ('direct', 'getattr'):\n"
+    "    try:\n"
+    "        bg.cffi if how == 'direct' else getattr(bg, 'cffi')\n"
+    "    except ImportError as e:\n"
+    "        print(how, 'No module named' in str(e.__cause__))\n"),
+              "[False, False, False, True]\ndirect False\ngetattr False\n")
+
 # A pickle may name what the job's imports would give it (the corpus's 117-120 are the
 # refusals): numpy's own reconstructors, the classes of allowed modules, the job's builtins
 # and its own classes round-trip (enum members do not: they pickle as getattr).
