@@ -378,6 +378,11 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
             raise PermissionError("codeq guard: numpy's lookup of names in its caller's frame "
                                   "is allowed only when the job's own code calls it, by "
                                   f"policy {policy['name']}")
+        # The job has no compile(); one it calls is the real one reached by a leak, and its
+        # code object runs without an "exec" event once made a function.
+        if event == "compile" and job_code(_sys._getframe(1).f_code):
+            raise PermissionError("codeq guard: compiling a string is not allowed by policy "
+                                  f"{policy['name']}")
         if event == "exec" and not exec_allowed(args[0], _sys._getframe(1)):
             raise PermissionError("codeq guard: running code built from a string is not "
                                   f"allowed by policy {policy['name']}")

@@ -334,6 +334,32 @@ expect_numpy_refused({"private_fromlist_dunder": "try:\n    __import__('numpy', 
                       "private_fromlist_underscore": "from numpy.core import _internal as c\n"},
                      "print('GUARD-BYPASSED', c)\n")
 
+# The job has no compile(): a "compile" event raised from its own code means a leaked real one
+# (bypass 168 reached it through unittest), whose code object runs without an "exec" event
+# once made a function. sys.audit raises the same event from main.py.
+guard_audit = write_policy("guard-audit", {**GUARD_ONLY, "name": "guard-audit", "module_attributes": {
+    **GUARD_ONLY["module_attributes"], "sys": GUARD_ONLY["module_attributes"]["sys"] + ["audit"]}})
+expect_stdout(guard_audit, "compile_event_refused", (
+    "import sys\ntry:\n    sys.audit('compile', b'print(1)', '<s>')\n"
+    "except PermissionError as e:\n    print('refused', 'compiling a string' in str(e))\n"
+    "import dataclasses, collections\n@dataclasses.dataclass\nclass D:\n    x: int = 1\n"
+    "print(D(), collections.namedtuple('P', 'a b')(1, 2))\n"),
+              "refused True\nD(x=1) P(a=1, b=2)\n")
+
+# Library code imports what its own text names; a name it was handed is the job's to choose
+# (bypasses 168-169: the pickler imported a function's __module__). A codec's module, named by
+# the encoding, and the modules numpy imports by its own names still load.
+guard_numpy_files = write_policy("guard-numpy-files", {
+    **GUARD_ONLY, "name": "guard-numpy-files", "modules": GUARD_ONLY["modules"] + ["numpy"],
+    "files": "workdir"})
+expect_stdout(guard_numpy_files, "library_import_by_name", (
+    "import numpy as np\ndef f():\n    return 0\nf.__module__ = 'this'\n"
+    "try:\n    np.save('x.npy', np.array([f], dtype=object))\nexcept Exception as e:\n"
+    "    print(type(e).__name__, 'this' in str(e))\n"
+    "print('caf\\xe9'.encode('cp1252'), 'x'.encode('utf-16-le'), 'x'.encode('cp037'))\n"
+    "np.savetxt('a.txt.gz', np.arange(3))\nprint(np.loadtxt('a.txt.gz'))\n"),
+              "PicklingError True\nb'caf\\xe9' b'x\\x00' b'\\xa7'\n[0. 1. 2.]\n")
+
 # numpy's utilities that import a module by name and walk it (info's toplevel, lookfor's
 # module: `this` ran its import-time code) or read an object's file (source) are not on the
 # proxy (a red-team review). BitGenerator.cffi imports cffi, whose FFI reads any address
