@@ -69,6 +69,10 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
     for (int i = 0; i < w->c->kafka.nprops; i++)
         if (wrk_kafka_set(conf, w->c->kafka.props[i][0], w->c->kafka.props[i][1], err, errlen) < 0)
             goto fail;
+    char rmax[32];
+    size_t rlen = sizeof rmax;
+    if (rd_kafka_conf_get(conf, "receive.message.max.bytes", rmax, &rlen) == RD_KAFKA_CONF_OK)
+        w->record_max = strtoull(rmax, NULL, 10);
     rd_kafka_conf_set_rebalance_cb(conf, wrk_rebalance_cb);
     rd_kafka_conf_set_error_cb(conf, on_error);
     rd_kafka_conf_set_opaque(conf, w);
@@ -110,6 +114,7 @@ static void overflow(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
     rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset;
     rd_kafka_pause_partitions(w->k, l);
     p->paused = true;
+    p->fetch_from = m->offset;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
     if (e) {
         wrk_worker_fatal(w, "codeq: worker: seek %s [%d]: %s", p->topic, (int)p->partition,
@@ -123,15 +128,26 @@ static void overflow(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
 /* librdkafka hands over a record it could not decode (a batch that fails to decompress, e.g.
  * one that expands beyond receive.message.max.bytes) as an error at its offset, and fetches
  * it again and again: its partition would never move on. It becomes an entry like any
- * record, answered with a dead letter carrying the error, and the fetch goes past it. */
-static bool record_error(wrk_worker *w, wrk_part *p, const rd_kafka_message_t *m)
+ * record, answered with a dead letter carrying the error, and the fetch goes past it.
+ * The error is said at the batch's first offset. A fetch set past that offset which gets the
+ * same error again (or one below what is committed, for a new owner) got the same batch: it
+ * holds the record the fetch was set at, whose entry the error becomes, one record of the
+ * batch at a time (a batch of two 10 MB zstd jobs held its partition for good). */
+static bool record_error(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
 {
     if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF || !p || m->offset < 0)
         return false;
+    int64_t batch = m->offset;
+    bool again = batch < p->fetch_from && (batch == p->err_at || batch < p->watermark);
+    p->err_at = batch;
+    if (again) m->offset = p->fetch_from;
     wrk_log_ctx ctx = {NULL, p->topic, p->partition, m->offset};
     wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
-             "worker: %s [%d] offset %lld: %s; dead-lettered, skipped", p->topic, (int)p->partition,
-             (long long)m->offset, rd_kafka_message_errstr(m));
+             "worker: %s [%d] offset %lld%s: %s; dead-lettered, skipped", p->topic,
+             (int)p->partition, (long long)m->offset,
+             again ? " (in the record batch that fails at its first offset)" : "",
+             rd_kafka_message_errstr(m));
+    p->fetch_from = m->offset + 1;
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset + 1;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
@@ -260,6 +276,7 @@ static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
     rd_kafka_topic_partition_list_destroy(l);
     p->paused = false;
     p->fetched_at = wrk_now_ms();
+    p->fetch_from = from;
 }
 
 /* A partition we hold with records waiting, from which nothing arrived for STALL_MS while

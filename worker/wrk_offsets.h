@@ -71,6 +71,8 @@ typedef struct {
     bool paused;        /* paused by us (backpressure); only these are ever resumed */
     uint64_t fetched_at;/* monotonic ms of the last record (or of the assignment) */
     int restarts;       /* fetch restarts by the stall watchdog since the last record */
+    int64_t fetch_from; /* where the worker last set the fetch (assignment, seek); -1 unknown */
+    int64_t err_at;     /* offset of the last record error seen (wrk_consume.c); -1 none */
     bool dirty;         /* something to commit for this partition */
     int64_t lease;      /* committed by this owner: jobs below it may start at once; -1 none */
     int64_t careful_until; /* a dead previous owner may have started jobs below it */

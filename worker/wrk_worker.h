@@ -59,6 +59,7 @@ typedef struct {
     unsigned long jobs_done, commits, aborts;
     unsigned long dead_given_up; /* dead letters refused even minimal (wrk_task_unpublishable) */
     int beat_fd;            /* --heartbeat-file, or -1 */
+    size_t record_max;      /* the consumer's receive.message.max.bytes */
 } wrk_worker;
 
 /* wrk_commit.c: the producer's delivery-report and error callbacks (opaque: the committer). */

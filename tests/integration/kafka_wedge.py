@@ -19,7 +19,12 @@ abort its transaction and retry it forever, committing nothing more.
              librdkafka's default of 100 MB let the 60 MB one cost 219 MB of RSS, and the 200 MB
              one failed to decompress forever, holding its partition): each dead-lettered with
              the consumer's error in codeq.error, the job behind them answered, that
-             worker's peak RSS under 120 MB
+             worker's peak RSS under 120 MB; then two 20 MB jobs in one zstd record batch: the
+             error came at the batch's first offset, the fetch went past it and got the same
+             batch again, forever, and nothing behind it was answered; now each of the two is
+             dead-lettered (the second with codeq.source.offset one past the first); then a
+             gzip job that expands to 36 MB, which librdkafka does not bound (only zstd): it is
+             dead-lettered unparsed ("expands to"), as a zstd one is
   after      20 quick jobs behind them: all ok
   small      (a worker of its own, all four topics of max.message.bytes 8192, which the worker
              supports) 200 lines of eval(0) between quick jobs: its 100 findings are 13 kB. It
@@ -105,6 +110,22 @@ def check_small():
           f"{r.get('findings_total')} findings carried, {aborts} aborts", flush=True)
 
 
+def produce_pair_batch(topic):
+    """Two valid 20 MB jobs in one zstd record batch (a few kB compressed, 40 MB expanded)."""
+    from confluent_kafka import Producer
+    pp = Producer({"bootstrap.servers": kt.BROKERS, "compression.type": "zstd", "linger.ms": 1000,
+                   "batch.size": 100000000, "message.max.bytes": 250000000})
+    for i in range(2):
+        pp.produce(topic, value=json.dumps({"id": f"pair-{i}", "code": "print(1)"}) + " " * 20000000,
+                   key=f"pair-{i}", partition=0)
+    F.check(pp.flush(60) == 0, "the pair batch was not delivered")
+    gz = Producer({"bootstrap.servers": kt.BROKERS, "compression.type": "gzip",
+                   "message.max.bytes": 250000000})
+    gz.produce(topic, value=json.dumps({"id": "gzip-36", "code": "print(1)"}) + " " * 36000000,
+               key="gzip-36", partition=0)
+    F.check(gz.flush(60) == 0, "the gzip record was not delivered")
+
+
 try:
     # The refusal first: a worker that cannot carry its maximum output says so at start.
     p = run(["worker", "-b", kt.BROKERS, "--limit-max", "output_bytes=4000000", *s.topic_args],
@@ -126,6 +147,7 @@ try:
                  "compression.type=zstd", "-X", "message.max.bytes=250000000", str(f)], timeout=120)
         F.check("jobs sent" in p.stderr, f"submit of the {mb} MB job: {p.stderr[-300:]}")
         f.unlink()
+    produce_pair_batch(sb.topics["jobs"])
     sb.produce_jobs([{"id": "after-bombs", "code": "print('past the bombs')"}])
     sb.start("w3", "--slots", "1")
     s.start("w1", "--slots", "2")
@@ -193,8 +215,12 @@ try:
     F.check(res("after-bombs").get("status") == "ok", f"after the bombs: {res('after-bombs')}")
     dlq = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", sb.topics["dlq"], "-e", "-o", "beginning",
                           "-q", "-f", "%h\n"], capture_output=True, text=True, timeout=60).stdout
-    F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 2,
-            f"dead letters of the bombs: {dlq[:600]!r}")
+    F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 4,
+            f"dead letters of the bombs and the pair: {dlq[:600]!r}")
+    F.check(dlq.count("codeq.error=codeq: worker: the record expands to 36000") == 1,
+            f"dead letter of the gzip record: {dlq[-600:]!r}")
+    offsets = [int(x) for x in re.findall(r"codeq\.source\.offset=(\d+)", dlq)]
+    F.check(sorted(offsets) == [0, 1, 2, 3, 4], f"dead letters' source offsets {offsets}, want 0-4")
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), ids)
     F.check(not lost and not dup and not bad, f"lost {lost} dup {dup} audit {bad}")
     aborts = logs.count("(aborting)")
