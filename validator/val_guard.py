@@ -304,6 +304,12 @@ def _codeq_prepare(policy):
                     real = vars(mod).get(key) if mod is not None else None
                     if real is not None:
                         swaps[id(real)] = (real, to)  # the real object kept: its id stays its own
+        # numpy's test runners (np.test, np.linalg.test, ...) import pytest and read the module
+        # their module_name, which the job may set, names in sys.modules (any loaded module:
+        # a missing attribute's AttributeError.obj), where pytest is installed.
+        tester = vars(_sys.modules.get("numpy._pytesttester") or _types).get("PytestTester")
+        if tester is not None and type(value) is tester:
+            return drop
         hit = swaps.get(id(value)) or job_view.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else value
 
@@ -1164,6 +1170,13 @@ def _codeq_prepare(policy):
         return None
 
     guard_globals = globals()
+    c_helpers = frozenset({"_strptime"})
+
+    def machinery(frame):
+        code = frame.f_code
+        return frame.f_globals is guard_globals or \
+            code.co_filename.startswith("<frozen importlib._bootstrap") or \
+            (code.co_name == "import_module" and frame.f_globals.get("__name__") == "importlib")
 
     def names_in(code):
         """The names code spells: its import statements' modules and the names they import
@@ -1200,31 +1213,36 @@ def _codeq_prepare(policy):
         def find_spec(name, path=None, target=None):
             if name in hardeners and name not in hardened:
                 return patched_spec(name, path, target)
-            if module_allowed(name) or name.startswith("_"):
-                return None  # private helpers: see guarded_import
-            # importlib's frames and the guard's own are passed over: C code has no frame, and
-            # an import it makes for the job's getattr(obj, name) (Cython's BitGenerator.cffi)
-            # comes through the guard's getattr; main.py is then the importer. The guard's own
-            # imports are its own.
+            if module_allowed(name):
+                return None
+            # The import machinery's frames and the guard's own are passed over: C code has no
+            # frame, and an import it makes for the job's getattr(obj, name) (Cython's
+            # BitGenerator.cffi) comes through the guard's getattr; main.py is then the
+            # importer. importlib.import_module only forwards its caller's name. The guard's
+            # own imports are its own.
             frame = _sys._getframe(1)
             for _ in range(64):
                 if frame is not None and frame.f_globals is guard_globals and \
                         static_import(frame, name):
                     return None
-                if frame is None or not (frame.f_globals is guard_globals or
-                                         frame.f_code.co_filename.startswith("<frozen importlib")):
+                if frame is None or not machinery(frame):
                     break
                 frame = frame.f_back
             if frame is None:
                 return None
             if frame.f_code.co_filename == _JOB_FILE:
+                if name.startswith("_"):
+                    return None  # C's helper for the job's call (_strptime); see guarded_import
                 raise ModuleNotFoundError(f"codeq guard: import of module {name!r} is not "
                                           f"allowed by policy {policy['name']}", name=name)
             # Library code imports what its own text names. A name it was handed is the job's
-            # to choose: pickle imports a function's __module__ (any module, its import-time
-            # code run: unittest.__main__ gave a real TestLoader), numpy.info its toplevel. The
-            # codec registry imports encodings.<the encoding's name>, a codec module.
-            if name.startswith("encodings.") or static_import(frame, name):
+            # to choose: pickle imports a function's __module__ (any module, private ones too,
+            # its import-time code run: unittest.__main__ gave a real TestLoader), numpy.info
+            # its toplevel. The codec registry's search function imports encodings.<the
+            # encoding's name>, a codec module; time's and datetime's C code _strptime.
+            if static_import(frame, name) or name in c_helpers or \
+                    (name.startswith("encodings.") and
+                     frame.f_globals.get("__name__") == "encodings"):
                 return None
             raise ModuleNotFoundError(
                 f"codeq guard: {frame.f_globals.get('__name__')!r} imports module {name!r} by a "
