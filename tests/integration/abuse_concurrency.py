@@ -174,7 +174,8 @@ def budget():
         host.kill_tree(left)
     hog, victim = out["hog"], out["victim"]
     F.check(hog.get("status") == "ok" and "HOG-DONE" in hog.get("stdout", ""),
-            f"budget hog: {hog.get('status')} {hog.get('stdout', '')[-200:]!r}")
+            f"budget hog: {hog.get('status')} {hog.get('message')!r} "
+            f"{hog.get('stdout', '')[-200:]!r} {hog.get('stderr', '')[-300:]!r}")
     F.check(victim.get("status") == "ok" and "FORKED:8" in victim.get("stdout", ""),
             f"a job holding its whole process budget starved a concurrent job: victim "
             f"{victim.get('status')} {victim.get('stdout', '')[-200:]!r}")
