@@ -27,6 +27,7 @@ for iso in exec zygote; do
   log=$T/worker-$iso.log
   sh -c '[ -z "$1" ] || echo $$ > "'$M'/$1/cgroup.procs"; shift; exec "$@"' sh "$cg" \
     "$B" worker -b "$bs" --isolation $iso --instance-id v2-$iso --slots 2 --limit-default wall_ms=20000 \
+    --limit-default cpu_ms=$(( 5000 * ${CODEQ_TEST_TIME_SCALE:-1} > 60000 ? 60000 : 5000 * ${CODEQ_TEST_TIME_SCALE:-1} )) \
     --zygote-start-ms $((10000 * ${CODEQ_TEST_TIME_SCALE:-1})) \
     --jobs-topic jobs-$iso --results-topic results-$iso --audit-topic audit-$iso --dlq-topic dlq-$iso \
     > "$log" 2>&1 &

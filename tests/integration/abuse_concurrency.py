@@ -156,7 +156,7 @@ def budget():
             # Memory to spare, so that the process budget is what runs out: in zygote mode with
             # numpy preloaded each forked process costs ~0.6 MB more (docs/zygote.md).
             argv = [BIN, "run", *ISOLATION_ARGS, "--json", "--id", f"abuse-budget-{role}-{token}", *RUN_POLICY,
-                    "--wall-ms", str(BUDGET_WALL_MS), "--memory-mb", "128", "--stdin", str(stdin), str(prog)]
+                    "--wall-ms", str(BUDGET_WALL_MS), "--cpu-ms", str(CPU_MS), "--memory-mb", "128", "--stdin", str(stdin), str(prog)]
             run = Run(argv, dict(os.environ), hard_s=BUDGET_WALL_MS / 1000 + START_S + SLACK_S)
             progress(f"budget {role}", run)
             return role, token, run
