@@ -17,6 +17,8 @@
  * str.format_map into str's own dict (a built-in type's, which Python code cannot write), once
  * per process: later calls fail. Their field names (`{0.__init__.__globals__}`) are attribute
  * reads by names built at run time, made in C with no audit event (bypasses 23, 24, 81, 82).
+ *
+ * arm(...) is sbx_zygote_wall.c's: the guard's rules that need no Python, held in C memory.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -56,11 +58,17 @@ static PyObject *sbx_guard_str_format(PyObject *self, PyObject *const *args, Py_
     Py_RETURN_NONE;
 }
 
+/* sbx_zygote_wall.c */
+PyObject *sbx_zy_wall_arm(PyObject *self, PyObject *const *args, Py_ssize_t n);
+
 static PyMethodDef sbx_seal_methods[] = {
     {"seal_class", sbx_seal_class, METH_O,
      "seal_class(cls) -> bool: make a class made by Python code immutable."},
     {"guard_str_format", (PyCFunction)(void (*)(void))sbx_guard_str_format, METH_FASTCALL,
      "guard_str_format(format, format_map): str's two formatters, once per process."},
+    {"arm", (PyCFunction)(void (*)(void))sbx_zy_wall_arm, METH_FASTCALL,
+     "arm(policy, job_file, cwd, read_roots, own_files, workdir, refused_events, "
+     "refused_prefixes): the guard's rules that need no Python, in C (sbx_zygote_wall.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1250,7 +1250,7 @@ def _codeq_prepare(policy):
 
     refused_names = denied | {"__import__", "getattr", "setattr", "delattr", "hasattr",
                               "attrgetter", "methodcaller"}
-    audit, positional_match, library_file, bind, imported_tops = _codeq_audit_hook(  # noqa: F821
+    audit, positional_match, library_file, bind, imported_tops, arm = _codeq_audit_hook(  # noqa: F821
         policy, job, denied_name, module_allowed, denied_attrs, refused_names,
         lambda value: swapped(value) is value)
     guard_str_format(guarded_format, guarded_format_map)
@@ -1301,6 +1301,7 @@ def _codeq_prepare(policy):
         _sys.argv[:] = [_JOB_FILE]
         _sys.meta_path.insert(0, JobImportFinder)
         job["code"] = main_code
+        arm()
         _sys.addaudithook(audit)
         try:
             exec(main_code, main.__dict__)

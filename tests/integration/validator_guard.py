@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import SRC, Failures, run  # noqa: E402
+from codeq_test import ISOLATION, SRC, Failures, run  # noqa: E402
 
 F = Failures()
 MARK = "GUARD-BYPASSED"
@@ -618,5 +618,34 @@ expect_stdout(strict_email, "seal_reads_real_flags", (
     "import email.mime.text\n"
     "print('after import')\n"),
               "after import\n")
+
+# The guard's rules whose only inputs are the event's arguments are kept again in C in a
+# zygote's job (sandbox/sbx_zygote_wall.c), where a leak that rewrites the Python hook's closure
+# cells cannot reach them (bypass 168 did). C hooks run first, so in zygote mode the refusal
+# comes from C: the traceback ends at main.py's line, with no frame of the Python hook. In exec
+# mode (no C module) the Python hook refuses, and its frame is the last. Messages are the same.
+wall_policy = write_policy("guard-wall", {**GUARD_ONLY, "name": "guard-wall",
+                                          "modules": GUARD_ONLY["modules"] + ["os"],
+                                          "module_attributes": {}, "files": "workdir"})
+WALL_CASES = {
+    "wall_event": ("import os\nos.kill(os.getpid(), 0)\n",
+                   "PermissionError: codeq guard: os.kill is not allowed by policy guard-wall"),
+    "wall_open": ("import sys\ntype(sys.stdin.buffer.raw)('/etc/hostname')\n",
+                  "PermissionError: codeq guard: opening '/etc/hostname' is not allowed by policy "
+                  "guard-wall"),
+    "wall_listing": ("import os\nos.listdir('/etc')\n",
+                     "PermissionError: codeq guard: os.listdir is not allowed by policy guard-wall"),
+}
+for name, (src, message) in WALL_CASES.items():
+    r, _ = codeq_run(wall_policy, name, src)
+    if not r:
+        continue
+    frames = [ln.strip() for ln in r["stderr"].splitlines() if ln.strip().startswith("File ")]
+    last = frames[-1] if frames else ""
+    by_c = last.startswith('File "main.py"')
+    F.check(r["status"] == "error" and r["stderr"].rstrip().endswith(message) and
+            by_c == (ISOLATION == "zygote"),
+            f"{name} ({ISOLATION}): {r['status']}, refused by "
+            f"{'C' if by_c else 'the Python hook'} (last frame {last!r}): {r['stderr'][-300:]!r}")
 
 F.finish("validator_guard")
