@@ -274,6 +274,7 @@ def _codeq_prepare(policy):
     drop = object()
     swaps = {}  # id(real object) -> what a proxy holds instead (drop: nothing)
     swaps_for = [-1]  # len(sys.modules) when swaps was last filled
+    tester = [None]  # numpy's PytestTester class, once numpy._pytesttester is loaded
 
     def swapped(value):
         """What a proxy module exposes for `value`. The dangerous callables are judged by what
@@ -304,11 +305,12 @@ def _codeq_prepare(policy):
                     real = vars(mod).get(key) if mod is not None else None
                     if real is not None:
                         swaps[id(real)] = (real, to)  # the real object kept: its id stays its own
-        # numpy's test runners (np.test, np.linalg.test, ...) import pytest and read the module
-        # their module_name, which the job may set, names in sys.modules (any loaded module:
-        # a missing attribute's AttributeError.obj), where pytest is installed.
-        tester = vars(_sys.modules.get("numpy._pytesttester") or _types).get("PytestTester")
-        if tester is not None and type(value) is tester:
+            # numpy's test runners (np.test, np.linalg.test, ...) import pytest and read the
+            # module their module_name, which the job may set, names in sys.modules (any loaded
+            # module: a missing attribute's AttributeError.obj), where pytest is installed.
+            tester[0] = vars(_sys.modules.get("numpy._pytesttester") or _types).get(
+                "PytestTester")
+        if tester[0] is not None and type(value) is tester[0]:
             return drop
         hit = swaps.get(id(value)) or job_view.get(id(value))
         return hit[1] if hit is not None and hit[0] is value else value

@@ -102,7 +102,7 @@ typedef struct {
     long long offset;
 } wrk_source;
 
-/* A dead letter the broker refused is produced again cut back a step (wrk_publish.c): to
+/* A dead letter the broker refused is produced again cut back a step (wrk_dlq.c): to
  * what any topic takes (refused as too large), then minimal (none of the record: its origin,
  * sizes and hashes), then not at all: given up, said in the log and its audit event. */
 typedef enum { WRK_DEAD_FULL, WRK_DEAD_SMALL, WRK_DEAD_MINIMAL, WRK_DEAD_GIVEN_UP } wrk_dead_level;

@@ -165,6 +165,8 @@ int wrk_publish_outcome(rd_kafka_t *p, const wrk_config *c, const char *reply_to
 /* A transaction begins: no record of it was produced to a reply topic yet (a reply topic's
  * records are flushed before they would make a batch above its max.message.bytes). */
 void wrk_publish_txn_begin(void);
+/* The record m to the dead-letter topic with why and where it was (wrk_dlq.c), then o's audit
+ * events; returns as wrk_publish_outcome. */
 int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_message_t *m,
                             const char *why, const wrk_outcome *o, wrk_delivery *d,
                             void *opaque, char *err, size_t errlen);
@@ -177,6 +179,16 @@ bool wrk_publish_record_error(rd_kafka_resp_err_t e);
 /* The topic and error of this thread's last publish that returned -2 (a record that can never
  * be produced, found before producing it). */
 void wrk_publish_refusal(const char **topic, rd_kafka_resp_err_t *e);
+/* Shared by wrk_publish.c and wrk_dlq.c. One record, copied; inside a transaction d is NULL
+ * and opaque the job's token; -2 when it can never be produced. */
+int wrk_publish_produce(rd_kafka_t *p, const char *topic, const void *key, size_t keylen,
+                        const void *val, size_t len, rd_kafka_headers_t *hdrs, wrk_delivery *d,
+                        void *opaque, char *err, size_t errlen);
+/* -2 when an audit event of o does not fit its record even cut; else 0. */
+int wrk_publish_audit_fits(const wrk_config *c, const wrk_outcome *o, char *err, size_t errlen);
+/* o's audit events, chained and produced; -1 on any error. */
+int wrk_publish_audit(rd_kafka_t *p, const wrk_config *c, const wrk_outcome *o,
+                      wrk_delivery *d, void *opaque, char *err, size_t errlen);
 /* Serves delivery reports until d has none outstanding; -1 if any failed or time ran out. */
 int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, size_t errlen);
 

@@ -272,6 +272,12 @@ static void put_histo(FILE *f, const histo *h)
             (unsigned long long)h->count);
 }
 
+/* How long the batch in flight has been at the committer, in ms (0: none); under mu. */
+static uint64_t commit_age_ms(uint64_t now)
+{
+    return m.commit_sent && now > m.commit_sent ? now - m.commit_sent : 0;
+}
+
 void wrk_metrics_write(FILE *f)
 {
     uint64_t turn = atomic_load(&last_turn_ms);
@@ -324,10 +330,10 @@ void wrk_metrics_write(FILE *f)
     uint64_t now = wrk_now_ms();
     put_scalar(f, "codeq_commit_in_flight_seconds", "gauge",
                "Seconds the transaction in flight has been at the committer (0: none).",
-               m.commit_sent && now > m.commit_sent ? (double)(now - m.commit_sent) / 1000 : 0);
+               (double)commit_age_ms(now) / 1000);
     put_scalar(f, "codeq_main_loop_turn_age_seconds", "gauge",
                "Seconds since the main loop last turned.",
-               turn ? (double)(wrk_now_ms() - turn) / 1000 : 0);
+               turn ? (double)(now - turn) / 1000 : 0);
     pthread_mutex_unlock(&mu);
 }
 
@@ -346,9 +352,9 @@ bool wrk_metrics_healthy(char *why, size_t whylen)
     else if (m.host_fault)
         snprintf(why, whylen, "the sandbox cannot run a trivial job here, no job starts: %s",
                  m.host_why);
-    else if (m.commit_sent && now > m.commit_sent && now - m.commit_sent > (uint64_t)m.commit_ms)
+    else if (commit_age_ms(now) > (uint64_t)m.commit_ms)
         snprintf(why, whylen, "a commit has been in flight for %llu ms (limit %d): the broker "
-                 "does not finish it", (unsigned long long)(now - m.commit_sent), m.commit_ms);
+                 "does not finish it", (unsigned long long)commit_age_ms(now), m.commit_ms);
     else if (m.abort_streak >= (uint64_t)m.max_aborts)
         snprintf(why, whylen, "%llu transactions aborted in a row (limit %d)",
                  (unsigned long long)m.abort_streak, m.max_aborts);

@@ -53,19 +53,17 @@ static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
         why = refuse;
     }
     const char *buf = e->msg->payload ? e->msg->payload : "";
-    if (e->msg->err) {
-        snprintf(refuse, sizeof refuse, "codeq: worker: the record could not be consumed: %s",
+    char dead[200] = "";
+    if (e->msg->err)
+        snprintf(dead, sizeof dead, "codeq: worker: the record could not be consumed: %s",
                  rd_kafka_message_errstr(e->msg));
-        e->task = wrk_task_dead(w->c, refuse, buf, e->msg->len, &src);
-    } else if (w->record_max && e->msg->len > w->record_max) {
+    else if (w->record_max && e->msg->len > w->record_max)
         /* librdkafka 2.0 bounds only zstd's expansion by receive.message.max.bytes; a gzip,
          * lz4 or snappy record past it arrives whole. Refused as a zstd one is, unparsed. */
-        snprintf(refuse, sizeof refuse, "codeq: worker: the record expands to %zu bytes, beyond "
+        snprintf(dead, sizeof dead, "codeq: worker: the record expands to %zu bytes, beyond "
                  "receive.message.max.bytes (%zu)", e->msg->len, w->record_max);
-        e->task = wrk_task_dead(w->c, refuse, buf, e->msg->len, &src);
-    } else {
-        e->task = wrk_task_start(w->c, buf, e->msg->len, &src, why);
-    }
+    e->task = dead[0] ? wrk_task_dead(w->c, dead, buf, e->msg->len, &src)
+                      : wrk_task_start(w->c, buf, e->msg->len, &src, why);
     if (!e->task) {
         wrk_worker_fatal(w, "codeq: worker: out of memory starting a job");
         return;

@@ -1,4 +1,4 @@
-/* The dead-letter path (wrk_publish.c) on librdkafka's in-memory mock cluster: a record that
+/* The dead-letter path (wrk_dlq.c) on librdkafka's in-memory mock cluster: a record that
  * goes to the dead-letter topic keeps its value, its key and its headers, and gets codeq's
  * reason and origin headers after them, so its owner can find it by key and replay it; one
  * without a key is keyed by where it is. One too large for the record budget is cut to fit,
