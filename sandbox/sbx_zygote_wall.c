@@ -298,16 +298,18 @@ static int sbx_wall_hook(const char *event, PyObject *args, void *data)
 
 /* ---- arm() ---- */
 
-/* A copy of an exact str, or NULL with an exception. */
+/* A copy of an exact str in the file system's encoding (as the events' paths are encoded), or
+ * NULL with an exception. */
 static char *sbx_wall_str(PyObject *o, const char *what)
 {
-    const char *s = PyUnicode_CheckExact(o) ? PyUnicode_AsUTF8(o) : NULL;
-    if (!s) {
+    PyObject *b = PyUnicode_CheckExact(o) ? PyUnicode_EncodeFSDefault(o) : NULL;
+    if (!b) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "arm: %s must be a str", what);
         return NULL;
     }
-    char *c = strdup(s);
+    char *c = strdup(PyBytes_AS_STRING(b));
+    Py_DECREF(b);
     if (!c)
         PyErr_NoMemory();
     return c;
