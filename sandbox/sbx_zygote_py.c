@@ -296,6 +296,16 @@ static void sbx_zy_py_signals(void)
     Py_XDECREF(sig);
 }
 
+/* sys.argv = [arg0], in place where it is a list: the guard's proxy of sys, prepared in the
+ * zygote, holds the zygote's list, and a new one would leave the job [''] there. */
+static int sbx_zy_set_argv(PyObject *items)
+{
+    PyObject *argv = PySys_GetObject("argv"); /* borrowed */
+    if (argv && PyList_CheckExact(argv))
+        return PyList_SetSlice(argv, 0, PyList_GET_SIZE(argv), items);
+    return PySys_SetObject("argv", items);
+}
+
 /* The job's code object (stolen; NULL: compile src) runs as main.py, or is handed to the
  * prelude, which runs main.py itself. */
 static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, PyObject *job_code)
@@ -304,7 +314,7 @@ static int sbx_zy_py_exec(const char *src, const char *file, const char *arg0, P
     PyObject *g = main ? PyModule_GetDict(main) : NULL;
     PyObject *argv = Py_BuildValue("[s]", arg0);
     PyObject *fname = PyUnicode_FromString(file);
-    if (!g || !argv || !fname || PySys_SetObject("argv", argv) < 0 ||
+    if (!g || !argv || !fname || sbx_zy_set_argv(argv) < 0 ||
         PyDict_SetItemString(g, "__file__", fname) < 0) {
         Py_XDECREF(argv);
         Py_XDECREF(fname);

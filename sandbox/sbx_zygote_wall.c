@@ -52,77 +52,106 @@ static struct {
 
 /* ---- paths: posixpath.realpath (non-strict), in C ---- */
 
-/* Appends component `name` (len n) to the absolute path p (size PATH_MAX); false if too long. */
-static bool sbx_wall_push(char *p, const char *name, size_t n)
+/* The walk's buffers are static, not on the stack: a job's thread may have a 32 KiB stack
+ * (threading.stack_size), and a walk holds two paths. Audit hooks run under the GIL, so one
+ * walk at a time. A resolved path longer than SBX_WALL_MAX (a path the kernel accepts is
+ * shorter than PATH_MAX; each link followed adds at most that) is refused. */
+enum { SBX_WALL_MAX = 65536, SBX_WALL_LINKS = 80 };
+static char wall_path[SBX_WALL_MAX], wall_rest[2][SBX_WALL_MAX];
+
+typedef struct {
+    char *p;    /* the absolute path resolved so far */
+    size_t len; /* its length */
+} sbx_wall_at;
+
+/* Appends component `name` (n bytes); false if too long. */
+static bool sbx_wall_push(sbx_wall_at *at, const char *name, size_t n)
 {
-    size_t len = strlen(p);
-    size_t sep = len > 1 || p[0] != '/' ? 1 : 0;
-    if (len + sep + n + 1 > PATH_MAX)
+    size_t sep = at->len > 1 ? 1 : 0;
+    if (at->len + sep + n + 1 > SBX_WALL_MAX)
         return false;
     if (sep)
-        p[len++] = '/';
-    memcpy(p + len, name, n);
-    p[len + n] = '\0';
+        at->p[at->len++] = '/';
+    memcpy(at->p + at->len, name, n);
+    at->len += n;
+    at->p[at->len] = '\0';
     return true;
 }
 
-static void sbx_wall_pop(char *p)
+static void sbx_wall_pop(sbx_wall_at *at)
 {
-    char *slash = strrchr(p, '/');
-    if (slash == p)
-        p[1] = '\0';
-    else if (slash)
-        *slash = '\0';
+    while (at->len > 1 && at->p[at->len - 1] != '/')
+        at->len--;
+    if (at->len > 1)
+        at->len--;
+    at->p[at->len] = '\0';
 }
 
-/* Resolves `rest` onto the absolute path p as posixpath._joinrealpath does: symbolic links
- * followed, a component that does not exist kept as it is, ".." taken lexically. *links
- * bounds the links followed in all (the kernel's 40); past it a link is left unresolved, as
- * Python leaves a loop. false: too long. */
-static bool sbx_wall_join(char *p, const char *rest, int *links)
+/* Walks `path` from the absolute path in at as posixpath._joinrealpath does: symbolic links
+ * followed (their targets walked in place of their names), a component that does not exist
+ * kept as it is, ".." taken lexically. Python caches links it has resolved and follows any
+ * number; after SBX_WALL_LINKS (twice the kernel's 40, so that a path the kernel opens is never
+ * cut short) a link is left as it is. false: too long. */
+static bool sbx_wall_walk(sbx_wall_at *at, const char *path)
 {
+    int links = SBX_WALL_LINKS, cur = 0;
+    size_t n = strlen(path), pos = 0;
+    if (n + 1 > SBX_WALL_MAX)
+        return false;
+    memcpy(wall_rest[cur], path, n + 1);
+    char *rest = wall_rest[cur];
     if (rest[0] == '/')
-        strcpy(p, "/");
-    while (*rest) {
-        const char *end = strchrnul(rest, '/');
-        size_t n = (size_t)(end - rest);
-        const char *name = rest;
-        rest = *end ? end + 1 : end;
-        if (n == 0 || (n == 1 && name[0] == '.'))
+        at->len = 1, at->p[1] = '\0';
+    while (rest[pos]) {
+        const char *name = rest + pos;
+        size_t len = strchrnul(name, '/') - name;
+        pos += len + (name[len] == '/');
+        if (len == 0 || (len == 1 && name[0] == '.'))
             continue;
-        if (n == 2 && name[0] == '.' && name[1] == '.') {
-            sbx_wall_pop(p);
+        if (len == 2 && name[0] == '.' && name[1] == '.') {
+            sbx_wall_pop(at);
             continue;
         }
-        char before[PATH_MAX];
-        strcpy(before, p);
-        if (!sbx_wall_push(p, name, n))
+        size_t before = at->len;
+        if (!sbx_wall_push(at, name, len))
             return false;
         struct stat st;
-        if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
-            continue;
         char target[PATH_MAX];
-        ssize_t t = readlink(p, target, sizeof target - 1);
-        if (t < 0 || *links <= 0)
+        ssize_t t;
+        if (links <= 0 || lstat(at->p, &st) < 0 || !S_ISLNK(st.st_mode) ||
+            (t = readlink(at->p, target, sizeof target - 1)) < 0)
             continue;
-        target[t] = '\0';
-        --*links;
-        strcpy(p, before);
-        if (!sbx_wall_join(p, target, links))
+        links--;
+        at->len = before;
+        at->p[before] = '\0';
+        /* The rest becomes the link's target, then what was left after its name. */
+        size_t left = strlen(rest + pos);
+        if ((size_t)t + 1 + left + 1 > SBX_WALL_MAX)
             return false;
+        char *next = wall_rest[1 - cur];
+        memcpy(next, target, (size_t)t);
+        next[t] = '/';
+        memcpy(next + t + 1, rest + pos, left + 1);
+        if (target[0] == '/' && t > 0)
+            at->len = 1, at->p[1] = '\0';
+        cur = 1 - cur;
+        rest = next;
+        pos = 0;
     }
     return true;
 }
 
-/* The real path of `path` (relative to the working directory), or false. */
-static bool sbx_wall_realpath(const char *path, char *out)
+/* The real path of `path` (relative to the working directory) into wall_path, or false. */
+static bool sbx_wall_realpath(const char *path)
 {
-    if (path[0] == '/')
-        strcpy(out, "/");
-    else if (!getcwd(out, PATH_MAX))
-        return false;
-    int links = 40;
-    return sbx_wall_join(out, path, &links);
+    sbx_wall_at at = {wall_path, 1};
+    strcpy(wall_path, "/");
+    if (path[0] != '/') {
+        if (!getcwd(wall_path, PATH_MAX))
+            return false;
+        at.len = strlen(wall_path);
+    }
+    return sbx_wall_walk(&at, path);
 }
 
 static bool sbx_wall_under(const char *path, const char *root)
@@ -147,9 +176,10 @@ static bool sbx_wall_under_any(const sbx_strs *roots, const char *path)
     return false;
 }
 
-/* The path of an exact str or bytes, resolved into out: 1; 0 not a path the rules accept
- * (refused); -1 not one any system call could open (left to the Python hook). */
-static int sbx_wall_path(PyObject *path, char *out)
+/* The path of an exact str or bytes, resolved into wall_path: 1; 0 not a path the rules accept
+ * (refused); -1 not one any system call could open (a NUL byte, no encoding, PATH_MAX or
+ * longer: the kernel's ENAMETOOLONG), left to the Python hook and the system call. */
+static int sbx_wall_path(PyObject *path)
 {
     PyObject *b;
     if (PyUnicode_CheckExact(path)) {
@@ -164,7 +194,8 @@ static int sbx_wall_path(PyObject *path, char *out)
         return 0;
     }
     const char *s = PyBytes_AS_STRING(b);
-    int rc = strlen(s) != (size_t)PyBytes_GET_SIZE(b) ? -1 : sbx_wall_realpath(s, out) ? 1 : 0;
+    size_t n = (size_t)PyBytes_GET_SIZE(b);
+    int rc = strlen(s) != n || n >= PATH_MAX ? -1 : sbx_wall_realpath(s) ? 1 : 0;
     Py_DECREF(b);
     return rc;
 }
@@ -219,39 +250,43 @@ static int sbx_wall_open(PyObject *args)
             PyErr_Clear();
         return fd >= 0 && fd <= 2 ? 0 : -2;
     }
-    char real[PATH_MAX];
-    int p = sbx_wall_path(path, real);
+    int p = sbx_wall_path(path);
     if (p < 0)
         return 0;
     if (p == 0)
         return -2;
-    if (wall.workdir && sbx_wall_under(real, wall.cwd))
+    if (wall.workdir && sbx_wall_under(wall_path, wall.cwd))
         return 0;
     if (sbx_wall_writes(PyTuple_GET_ITEM(args, 1), PyTuple_GET_ITEM(args, 2)))
         return -2;
-    return sbx_wall_in(&wall.own, real) || sbx_wall_under_any(&wall.roots, real) ? 0 : -2;
+    return sbx_wall_in(&wall.own, wall_path) || sbx_wall_under_any(&wall.roots, wall_path) ? 0
+                                                                                          : -2;
 }
 
 static bool sbx_wall_listing(PyObject *args)
 {
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
         return false;
-    char real[PATH_MAX];
-    int p = sbx_wall_path(PyTuple_GET_ITEM(args, 0), real);
+    int p = sbx_wall_path(PyTuple_GET_ITEM(args, 0));
     if (p < 0)
         return true;
-    return p > 0 && (sbx_wall_under(real, wall.cwd) || sbx_wall_under_any(&wall.roots, real));
+    return p > 0 &&
+           (sbx_wall_under(wall_path, wall.cwd) || sbx_wall_under_any(&wall.roots, wall_path));
 }
 
-/* compile() called from the job's own code: its real compile, reached by a leak. */
+/* compile() called from the job's own code: its real compile, reached by a leak. Fails
+ * closed: a frame or file name that cannot be read counts as the job's. */
 static bool sbx_wall_job_compiles(void)
 {
     PyFrameObject *f = PyEval_GetFrame();
-    if (!f)
-        return false;
+    if (!f) {
+        bool failed = PyErr_Occurred() != NULL; /* no frame: called from C, not from code */
+        PyErr_Clear();
+        return failed;
+    }
     PyCodeObject *code = PyFrame_GetCode(f);
     const char *file = PyUnicode_AsUTF8(code->co_filename);
-    bool job = file && (strcmp(file, wall.job_file) == 0 || strcmp(file, "<string>") == 0);
+    bool job = !file || strcmp(file, wall.job_file) == 0 || strcmp(file, "<string>") == 0;
     if (!file)
         PyErr_Clear();
     Py_DECREF(code);
@@ -268,11 +303,18 @@ static bool sbx_wall_refused(const char *event)
     return false;
 }
 
+static const char sbx_wall_check[] = "codeq.wall.armed";
+static bool wall_seen;
+
 static int sbx_wall_hook(const char *event, PyObject *args, void *data)
 {
     (void)data;
     if (!wall.armed)
         return 0;
+    if (strcmp(event, sbx_wall_check) == 0) {
+        wall_seen = true;
+        return 0;
+    }
     if (sbx_wall_refused(event))
         return sbx_wall_refuse(event);
     if (strcmp(event, "open") == 0 && sbx_wall_open(args) < 0) {
@@ -363,9 +405,18 @@ PyObject *sbx_zy_wall_arm(PyObject *self, PyObject *const *args, Py_ssize_t n)
         sbx_wall_strs(args[6], &wall.refused, "refused_events") < 0 ||
         sbx_wall_strs(args[7], &wall.prefixes, "refused_prefixes") < 0)
         return NULL; /* wall.policy stays set: no second try with other state */
-    wall.workdir = PyObject_IsTrue(args[5]) == 1;
-    if (PySys_AddAuditHook(sbx_wall_hook, NULL) < 0)
+    int workdir = PyObject_IsTrue(args[5]);
+    if (workdir < 0)
         return NULL;
+    wall.workdir = workdir;
     wall.armed = true;
+    /* An existing hook may refuse the new one, and PySys_AddAuditHook then returns 0 all the
+     * same: the hook is known added once it has seen an event of ours. */
+    if (PySys_AddAuditHook(sbx_wall_hook, NULL) < 0 || PySys_Audit(sbx_wall_check, NULL) < 0)
+        return NULL;
+    if (!wall_seen) {
+        PyErr_SetString(PyExc_RuntimeError, "arm: the audit hook was not added");
+        return NULL;
+    }
     Py_RETURN_NONE;
 }

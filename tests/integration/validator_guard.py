@@ -625,7 +625,7 @@ expect_stdout(strict_email, "seal_reads_real_flags", (
 # comes from C: the traceback ends at main.py's line, with no frame of the Python hook. In exec
 # mode (no C module) the Python hook refuses, and its frame is the last. Messages are the same.
 wall_policy = write_policy("guard-wall", {**GUARD_ONLY, "name": "guard-wall",
-                                          "modules": GUARD_ONLY["modules"] + ["os"],
+                                          "modules": GUARD_ONLY["modules"] + ["os", "threading"],
                                           "module_attributes": {}, "files": "workdir"})
 WALL_CASES = {
     "wall_event": ("import os\nos.kill(os.getpid(), 0)\n",
@@ -636,6 +636,33 @@ WALL_CASES = {
     "wall_listing": ("import os\nos.listdir('/etc')\n",
                      "PermissionError: codeq guard: os.listdir is not allowed by policy guard-wall"),
 }
+# What the C rules allow and what the kernel refuses reach the job as under the Python hook:
+# an open through links nested three deep (/dev/fd/N) in a thread with the least stack CPython
+# allows (the first C walk kept two paths on the stack per link and the job died of SIGSEGV), a
+# path of 42 links (ELOOP; the C walk stopped at 40 and refused), a 4095-byte relative path
+# whose absolute form is longer than PATH_MAX (ENOENT; refused).
+expect_stdout(wall_policy, "wall_kernel_limits", (
+    "import os, threading\n"
+    "with open('data.txt', 'w') as f:\n    f.write('hello')\n"
+    "g = open('data.txt')\n"
+    "def attempt(f):\n"
+    "    try:\n        return f()\n"
+    "    except OSError as e:\n        return f'{type(e).__name__} {e.errno}'\n"
+    "res = []\n"
+    "def work():\n"
+    "    res.append(attempt(lambda: open(f'/dev/fd/{g.fileno()}').read()))\n"
+    "for size in (0, 32768):\n"
+    "    threading.stack_size(size)\n"
+    "    t = threading.Thread(target=work); t.start(); t.join()\n"
+    "print(res)\n"
+    "print(attempt(lambda: open('/proc/self/root' * 21 + os.getcwd() + '/data.txt')))\n"
+    "print(attempt(lambda: open('m/' * 2044 + 'abcdefg')))\n"),
+              "['hello', 'hello']\nOSError 40\nFileNotFoundError 2\n")
+
+# sys.argv is main.py's, also where the policy gives the job all of sys: a zygote's proxy of sys
+# is built before any job, and the zygote gave each job a new list, so the proxy kept [''].
+expect_stdout(wall_policy, "argv_through_proxy", "import sys\nprint(sys.argv)\n", "['main.py']\n")
+
 for name, (src, message) in WALL_CASES.items():
     r, _ = codeq_run(wall_policy, name, src)
     if not r:

@@ -188,6 +188,39 @@ static void test_open_allowed(void **state)
     expect("import json\nout = attempt(lambda: json.dumps([1]))", "ok [1]");
 }
 
+/* The walk keeps its buffers off the stack: a thread's may be 32 KiB, the least CPython
+ * allows, and a path through links nested three deep (/dev/fd/0: /dev/fd, /proc/self) or a
+ * chain of the job's own crashed the interpreter there (SIGSEGV) instead of answering. */
+static void test_small_thread_stack(void **state)
+{
+    (void)state;
+    expect("import threading\n"
+           "os.symlink('made.txt', 'c3'); os.symlink('c3', 'c2'); os.symlink('c2', 'c1')\n"
+           "got = []\n"
+           "def work():\n"
+           "    got.append(attempt(lambda: open('c1').read()))\n"
+           "    got.append(attempt(lambda: open('/dev/fd/0').close()).split(':')[0])\n"
+           "threading.stack_size(32768)\n"
+           "t = threading.Thread(target=work); t.start(); t.join()\n"
+           "threading.stack_size(0)\n"
+           "for n in ('c1', 'c2', 'c3'): os.unlink(n)\n"
+           "out = ' | '.join(got)",
+           "ok made | PermissionError");
+}
+
+/* Where the kernel refuses a path by its length or its links, the job gets the kernel's
+ * error, as under the Python hook, not a PermissionError. */
+static void test_kernel_limits(void **state)
+{
+    (void)state;
+    /* 42 links (each /proc/self/root is two), which Python follows and the kernel does not */
+    expect_prefix("open('/proc/self/root' * 21 + D + '/work/main.py')",
+                  "OSError: [Errno 40] Too many levels of symbolic links");
+    /* 4095 bytes: the kernel takes it, the absolute path is longer than PATH_MAX */
+    expect_prefix("open('m/' * 2044 + 'abcdefg')", "FileNotFoundError");
+    expect_prefix("open('m/' * 3000)", "OSError: [Errno 36] File name too long");
+}
+
 static void test_listing(void **state)
 {
     (void)state;
@@ -226,7 +259,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused_events),  cmocka_unit_test(test_open),
         cmocka_unit_test(test_open_allowed),    cmocka_unit_test(test_listing),
-        cmocka_unit_test(test_compile_from_job_code), cmocka_unit_test(test_armed_once),
+        cmocka_unit_test(test_compile_from_job_code), cmocka_unit_test(test_small_thread_stack),
+        cmocka_unit_test(test_kernel_limits),   cmocka_unit_test(test_armed_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
