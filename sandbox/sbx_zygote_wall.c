@@ -54,9 +54,10 @@ static struct {
 
 /* The walk's buffers are static, not on the stack: a job's thread may have a 32 KiB stack
  * (threading.stack_size), and a walk holds two paths. Audit hooks run under the GIL, so one
- * walk at a time. A resolved path longer than SBX_WALL_MAX (a path the kernel accepts is
- * shorter than PATH_MAX; each link followed adds at most that) is refused. */
-enum { SBX_WALL_MAX = 65536, SBX_WALL_LINKS = 80 };
+ * walk at a time. Their size is what a walk can need: a path shorter than PATH_MAX (the
+ * kernel's own bound for an argument; longer ones are left to its ENAMETOOLONG), and each of
+ * SBX_WALL_LINKS links adding a target shorter than PATH_MAX; untouched, they cost no memory. */
+enum { SBX_WALL_LINKS = 80, SBX_WALL_MAX = (SBX_WALL_LINKS + 2) * PATH_MAX };
 static char wall_path[SBX_WALL_MAX], wall_rest[2][SBX_WALL_MAX];
 
 typedef struct {
@@ -89,15 +90,16 @@ static void sbx_wall_pop(sbx_wall_at *at)
 
 /* Walks `path` from the absolute path in at as posixpath._joinrealpath does: symbolic links
  * followed (their targets walked in place of their names), a component that does not exist
- * kept as it is, ".." taken lexically. Python caches links it has resolved and follows any
- * number; after SBX_WALL_LINKS (twice the kernel's 40, so that a path the kernel opens is never
- * cut short) a link is left as it is. false: too long. */
-static bool sbx_wall_walk(sbx_wall_at *at, const char *path)
+ * kept as it is, ".." taken lexically. 1 done; 0 too long (cannot happen with the buffers'
+ * size, refused all the same); -1 more than SBX_WALL_LINKS links. Python caches the links it
+ * has resolved and stops at a loop; the kernel follows every link it meets, as this walk does,
+ * and refuses a path past 40 (ELOOP): a path past twice that is one no system call opens. */
+static int sbx_wall_walk(sbx_wall_at *at, const char *path)
 {
     int links = SBX_WALL_LINKS, cur = 0;
     size_t n = strlen(path), pos = 0;
     if (n + 1 > SBX_WALL_MAX)
-        return false;
+        return 0;
     memcpy(wall_rest[cur], path, n + 1);
     char *rest = wall_rest[cur];
     if (rest[0] == '/')
@@ -114,41 +116,43 @@ static bool sbx_wall_walk(sbx_wall_at *at, const char *path)
         }
         size_t before = at->len;
         if (!sbx_wall_push(at, name, len))
-            return false;
+            return 0;
         struct stat st;
         char target[PATH_MAX];
         ssize_t t;
-        if (links <= 0 || lstat(at->p, &st) < 0 || !S_ISLNK(st.st_mode) ||
-            (t = readlink(at->p, target, sizeof target - 1)) < 0)
+        if (lstat(at->p, &st) < 0 || !S_ISLNK(st.st_mode) ||
+            (t = readlink(at->p, target, sizeof target - 1)) <= 0)
             continue;
-        links--;
+        if (links-- <= 0)
+            return -1;
         at->len = before;
         at->p[before] = '\0';
         /* The rest becomes the link's target, then what was left after its name. */
         size_t left = strlen(rest + pos);
         if ((size_t)t + 1 + left + 1 > SBX_WALL_MAX)
-            return false;
+            return 0;
         char *next = wall_rest[1 - cur];
         memcpy(next, target, (size_t)t);
         next[t] = '/';
         memcpy(next + t + 1, rest + pos, left + 1);
-        if (target[0] == '/' && t > 0)
+        if (target[0] == '/')
             at->len = 1, at->p[1] = '\0';
         cur = 1 - cur;
         rest = next;
         pos = 0;
     }
-    return true;
+    return 1;
 }
 
-/* The real path of `path` (relative to the working directory) into wall_path, or false. */
-static bool sbx_wall_realpath(const char *path)
+/* The real path of `path` (relative to the working directory) into wall_path: as
+ * sbx_wall_walk, and 0 without a working directory. */
+static int sbx_wall_realpath(const char *path)
 {
     sbx_wall_at at = {wall_path, 1};
     strcpy(wall_path, "/");
     if (path[0] != '/') {
         if (!getcwd(wall_path, PATH_MAX))
-            return false;
+            return 0;
         at.len = strlen(wall_path);
     }
     return sbx_wall_walk(&at, path);
@@ -178,7 +182,8 @@ static bool sbx_wall_under_any(const sbx_strs *roots, const char *path)
 
 /* The path of an exact str or bytes, resolved into wall_path: 1; 0 not a path the rules accept
  * (refused); -1 not one any system call could open (a NUL byte, no encoding, PATH_MAX or
- * longer: the kernel's ENAMETOOLONG), left to the Python hook and the system call. */
+ * longer: the kernel's ENAMETOOLONG; too many links: its ELOOP), left to the Python hook and
+ * the system call. */
 static int sbx_wall_path(PyObject *path)
 {
     PyObject *b;
@@ -195,7 +200,7 @@ static int sbx_wall_path(PyObject *path)
     }
     const char *s = PyBytes_AS_STRING(b);
     size_t n = (size_t)PyBytes_GET_SIZE(b);
-    int rc = strlen(s) != n || n >= PATH_MAX ? -1 : sbx_wall_realpath(s) ? 1 : 0;
+    int rc = strlen(s) != n || n >= PATH_MAX ? -1 : sbx_wall_realpath(s);
     Py_DECREF(b);
     return rc;
 }

@@ -638,8 +638,9 @@ WALL_CASES = {
 }
 # What the C rules allow and what the kernel refuses reach the job as under the Python hook:
 # an open through links nested three deep (/dev/fd/N) in a thread with the least stack CPython
-# allows (the first C walk kept two paths on the stack per link and the job died of SIGSEGV), a
-# path of 42 links (ELOOP; the C walk stopped at 40 and refused), a 4095-byte relative path
+# allows (the first C walk kept two paths on the stack per link and the job died of SIGSEGV),
+# paths of 42 and 82 links (ELOOP; the C walk stopped at 40, then 80, and refused), a 4095-byte
+# relative path
 # whose absolute form is longer than PATH_MAX (ENOENT; refused).
 expect_stdout(wall_policy, "wall_kernel_limits", (
     "import os, threading\n"
@@ -656,8 +657,9 @@ expect_stdout(wall_policy, "wall_kernel_limits", (
     "    t = threading.Thread(target=work); t.start(); t.join()\n"
     "print(res)\n"
     "print(attempt(lambda: open('/proc/self/root' * 21 + os.getcwd() + '/data.txt')))\n"
+    "print(attempt(lambda: open('/proc/self/root' * 41 + os.getcwd() + '/data.txt')))\n"
     "print(attempt(lambda: open('m/' * 2044 + 'abcdefg')))\n"),
-              "['hello', 'hello']\nOSError 40\nFileNotFoundError 2\n")
+              "['hello', 'hello']\nOSError 40\nOSError 40\nFileNotFoundError 2\n")
 
 # sys.argv is main.py's, also where the policy gives the job all of sys: a zygote's proxy of sys
 # is built before any job, and the zygote gave each job a new list, so the proxy kept [''].

@@ -216,9 +216,21 @@ static void test_kernel_limits(void **state)
     /* 42 links (each /proc/self/root is two), which Python follows and the kernel does not */
     expect_prefix("open('/proc/self/root' * 21 + D + '/work/main.py')",
                   "OSError: [Errno 40] Too many levels of symbolic links");
+    /* 82: past the walk's own 80, left to the kernel (it refused them, lexically resolved) */
+    expect_prefix("open('/proc/self/root' * 41 + D + '/work/main.py')",
+                  "OSError: [Errno 40] Too many levels of symbolic links");
     /* 4095 bytes: the kernel takes it, the absolute path is longer than PATH_MAX */
     expect_prefix("open('m/' * 2044 + 'abcdefg')", "FileNotFoundError");
     expect_prefix("open('m/' * 3000)", "OSError: [Errno 36] File name too long");
+    /* 21 links of ~4 KiB targets each (the kernel follows them): the walk's text grows past
+     * 64 KiB, which the first iterative walk refused */
+    expect("os.mkdir('dd'); open('dd/x', 'w').write('far')\n"
+           "for i in range(21):\n"
+           "    os.symlink(('L%d/' % (i + 1) + './' * 2040) if i < 20 else 'dd', 'L%d' % i)\n"
+           "out = attempt(lambda: open('L0/x').read())\n"
+           "for i in range(21): os.unlink('L%d' % i)\n"
+           "os.unlink('dd/x'); os.rmdir('dd')",
+           "ok far");
 }
 
 static void test_listing(void **state)
