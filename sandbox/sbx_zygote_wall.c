@@ -18,9 +18,10 @@
  * that way. State here is in C memory, out of reach of Python code; CPython runs C hooks
  * before Python ones and offers no way to remove either. Only rules whose inputs are the
  * event's own arguments live here; the rules that inspect frames, code and objects (exec,
- * pickle, attributes) stay in Python. The C side never allows what the Python side refuses:
- * where it cannot judge (a path that cannot be encoded or holds a NUL byte, which no system
- * call can open either) it leaves the event to the Python hook.
+ * pickle, attributes) stay in Python. The C side never refuses what the Python side allows:
+ * where it cannot judge (a path that cannot be encoded, holds a NUL byte, is PATH_MAX long or
+ * crosses more than 80 links, which no system call opens either) it leaves the event to the
+ * Python hook.
  * A zygote's job gets this wall; a plain interpreter (exec mode) has no such module.
  */
 #define PY_SSIZE_T_CLEAN
@@ -214,15 +215,20 @@ static int sbx_wall_refuse(const char *what)
     return -1;
 }
 
-/* Names an object of another type by its type's name only: its repr would be the job's code. */
-static void sbx_wall_refuse_type(PyObject *path)
+/* As the Python hook's shown(): an exact str, bytes or int by its repr; anything else by its
+ * type's name only, since its repr would be the job's code. */
+static int sbx_wall_refuse_open(PyObject *path)
 {
-    PyObject *name = PyType_GetName(Py_TYPE(path));
-    if (name) {
+    PyObject *shown = PyUnicode_CheckExact(path) || PyBytes_CheckExact(path) ||
+                              PyLong_CheckExact(path)
+                          ? PyObject_Repr(path)
+                          : PyType_GetName(Py_TYPE(path));
+    if (shown) {
         PyErr_Format(PyExc_PermissionError, "codeq guard: opening %U is not allowed by policy %s",
-                     name, wall.policy);
-        Py_DECREF(name);
+                     shown, wall.policy);
+        Py_DECREF(shown);
     }
+    return -1;
 }
 
 static bool sbx_wall_writes(PyObject *mode, PyObject *flags)
@@ -322,16 +328,8 @@ static int sbx_wall_hook(const char *event, PyObject *args, void *data)
     }
     if (sbx_wall_refused(event))
         return sbx_wall_refuse(event);
-    if (strcmp(event, "open") == 0 && sbx_wall_open(args) < 0) {
-        PyObject *path = PyTuple_GET_ITEM(args, 0);
-        if (PyUnicode_CheckExact(path) || PyBytes_CheckExact(path) || PyLong_CheckExact(path))
-            PyErr_Format(PyExc_PermissionError,
-                         "codeq guard: opening %R is not allowed by policy %s", path,
-                         wall.policy);
-        else
-            sbx_wall_refuse_type(path);
-        return -1;
-    }
+    if (strcmp(event, "open") == 0 && sbx_wall_open(args) < 0)
+        return sbx_wall_refuse_open(PyTuple_GET_ITEM(args, 0));
     if ((strcmp(event, "os.listdir") == 0 || strcmp(event, "os.scandir") == 0) &&
         !sbx_wall_listing(args))
         return sbx_wall_refuse(event);
@@ -369,7 +367,7 @@ static int sbx_wall_strs(PyObject *o, sbx_strs *out, const char *what)
         PyErr_Format(PyExc_TypeError, "arm: %s must be a tuple or frozenset of str", what);
         return -1;
     }
-    Py_ssize_t n = PySequence_Size(o);
+    Py_ssize_t n = PyObject_Size(o);
     PyObject *it = PyObject_GetIter(o);
     out->v = calloc((size_t)n + 1, sizeof *out->v);
     if (!it || !out->v) {
@@ -393,7 +391,7 @@ static int sbx_wall_strs(PyObject *o, sbx_strs *out, const char *what)
 PyObject *sbx_zy_wall_arm(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
-    if (wall.armed || wall.policy) {
+    if (wall.policy) { /* set first: also after an arm() that failed half-way */
         PyErr_SetString(PyExc_RuntimeError, "arm: already done in this process");
         return NULL;
     }

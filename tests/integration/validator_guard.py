@@ -640,8 +640,7 @@ WALL_CASES = {
 # an open through links nested three deep (/dev/fd/N) in a thread with the least stack CPython
 # allows (the first C walk kept two paths on the stack per link and the job died of SIGSEGV),
 # paths of 42 and 82 links (ELOOP; the C walk stopped at 40, then 80, and refused), a 4095-byte
-# relative path
-# whose absolute form is longer than PATH_MAX (ENOENT; refused).
+# relative path whose absolute form is longer than PATH_MAX (ENOENT; refused).
 expect_stdout(wall_policy, "wall_kernel_limits", (
     "import os, threading\n"
     "with open('data.txt', 'w') as f:\n    f.write('hello')\n"
