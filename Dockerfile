@@ -3,7 +3,7 @@
 # The worker needs namespaces, mounts and a writable cgroup tree at run time; the tested run
 # settings (capabilities, mounts) are in compose.yaml and docs/containers.md.
 
-# ---- stage 1: build codeq and codeq-zygote with warnings as errors
+# ---- stage 1: build codeq, codeq-zygote and _codeq_seal.so with warnings as errors
 FROM debian:12 AS build
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -22,10 +22,10 @@ COPY schemas/ schemas/
 COPY tests/ tests/
 COPY bench/ bench/
 RUN cmake -S . -B build -DCODEQ_WERROR=ON >/dev/null \
- && cmake --build build -j"$(nproc)" --target codeq codeq-zygote \
- && strip --strip-debug build/codeq build/codeq-zygote
+ && cmake --build build -j"$(nproc)" --target codeq codeq-zygote codeq_seal \
+ && strip --strip-debug build/codeq build/codeq-zygote build/_codeq_seal.so
 
-# ---- stage 2: runtime libraries, the jobs' interpreter, the two binaries
+# ---- stage 2: runtime libraries, the jobs' interpreter, what stage 1 built
 FROM debian:12
 # libpython3.11 is embedded by the validator and must match /usr/bin/python3 (3.11);
 # python3-numpy is what the data policy (--policy data) allows jobs to import.
@@ -35,8 +35,9 @@ RUN apt-get update -qq \
       python3 python3-numpy ca-certificates >/dev/null \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && mkdir -p /run/codeq /tmp/codeq
-# codeq finds codeq-zygote beside its own executable.
-COPY --from=build /src/build/codeq /src/build/codeq-zygote /usr/local/bin/
+# codeq finds codeq-zygote and _codeq_seal.so (exec mode's guard module) beside its own
+# executable.
+COPY --from=build /src/build/codeq /src/build/codeq-zygote /src/build/_codeq_seal.so /usr/local/bin/
 # The entrypoint makes the container's own cgroup writable (needs CAP_SYS_ADMIN) and execs
 # codeq with the arguments: `IMAGE run --json -` runs one job, the default is a worker on the
 # compose broker (kafka:9092); `IMAGE worker -b HOST:PORT ...` for any other broker.

@@ -46,6 +46,9 @@
 #ifndef CODEQ_GUARD_RUNNER
 #error "CODEQ_GUARD_RUNNER must name fuzz/guard_runner.py"
 #endif
+#ifndef CODEQ_SEAL_SO
+#error "CODEQ_SEAL_SO must name the build's _codeq_seal.so"
+#endif
 
 /* The job's whole environment (sandbox/sbx_env.c): the programs run with it, as in the
  * sandbox (numpy, under data, reads OPENBLAS_NUM_THREADS and friends at import). */
@@ -116,16 +119,22 @@ static void send_blob(const void *data, size_t len)
     write_all(to_runner, data, len);
 }
 
-/* /usr/bin/python3 -I -B guard_runner.py on two pipes; the guard is its first message. */
+/* /usr/bin/python3 -I -B guard_runner.py on two pipes; the guard is its first message. The
+ * guard's C module as descriptor 5, as the sandbox hands it to an exec'd interpreter
+ * (sandbox/sbx_seal.c): the runner keeps it for each program's process. */
 static void start_runner(void)
 {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
         die("pipe");
+    int seal = open(CODEQ_SEAL_SO, O_RDONLY | O_CLOEXEC);
+    if (seal < 0)
+        die("open " CODEQ_SEAL_SO);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, seal, 5);
     char *argv[] = {"/usr/bin/python3", "-I", "-B", CODEQ_GUARD_RUNNER, NULL};
     int rc = posix_spawn(&runner, argv[0], &fa, NULL, argv, sbx_job_envp);
     posix_spawn_file_actions_destroy(&fa);
@@ -135,6 +144,7 @@ static void start_runner(void)
     }
     close(in[0]);
     close(out[1]);
+    close(seal);
     to_runner = in[1];
     from_runner = out[0];
     size_t glen;

@@ -35,6 +35,7 @@ import tempfile
 import time
 
 PRELUDE = "_codeq_prelude.py"  # SBX_PRELUDE_NAME
+SEAL_FD = 5  # SBX_FD_SEAL: the guard's C module, from fuzz_guard (validator/val_guard.py)
 WALL_SECONDS = 4.0
 
 
@@ -252,8 +253,6 @@ def make_oracle(policy, workdir, report_fd, guard_on, static_checked):
             write(report_fd, b"E " + _str.encode(event, "utf-8", "backslashreplace") + b"\n")
 
     def check(event, args, depth):
-        if not started[0] and _str.startswith(event, "ctypes."):
-            return  # before main.py: the guard's own class sealer (val_guard.py), no job yet
         if event in forbidden or _str.startswith(event, prefixes):
             if event == "sys.addaudithook" and guard_on and not chained[0]:
                 return  # the guard's own hook (and ours after it) as main.py starts
@@ -351,8 +350,15 @@ def child(mode, program, stdin, prelude_code, policy, report_w, workdir):
     err = os.open("stderr.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(os.open("stdout.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
     os.dup2(err, 2)
-    os.closerange(3, report_w)
-    os.closerange(report_w + 1, 1 << 16)
+    # All but the report pipe and, for the guard to load and close, its C module (SEAL_FD,
+    # open in the runner since fuzz_guard started it, so never the pipe's number).
+    low = 3
+    for keep in sorted((report_w, SEAL_FD)):
+        os.closerange(low, keep)
+        low = keep + 1
+    os.closerange(low, 1 << 16)
+    if mode == 1:
+        os.close(SEAL_FD)  # main.py alone: nothing loads it
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     for lim, value in ((resource.RLIMIT_AS, 1 << 30), (resource.RLIMIT_CPU, 5),
                        (resource.RLIMIT_FSIZE, 1 << 20), (resource.RLIMIT_CORE, 0),

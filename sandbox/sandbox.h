@@ -161,6 +161,9 @@ typedef struct {
      * with the same layers, and execve/execveat denied. */
     const char *isolation;
     const char *zygote_path;    /* the codeq-zygote binary; default beside /proc/self/exe */
+    /* Exec mode, a job with a prelude: the _codeq_seal.so extension module its guard loads
+     * (sbx_seal.c); default beside /proc/self/exe. */
+    const char *seal_path;
     /* Comma-separated modules the zygote imports once ("?name": only if installed); NULL:
      * none. */
     const char *zygote_preload;

@@ -64,7 +64,7 @@ static int sbx_capture_prepare(sbx_proc *p)
     return sbx_capture_stream(p, &p->err, &p->err_wr);
 }
 
-static void sbx_close(int *fd)
+void sbx_close(int *fd)
 {
     if (*fd >= 0)
         close(*fd);

@@ -104,21 +104,26 @@ static int sbx_init_session(sbx_proc *p)
     return 0;
 }
 
-/* 0-2 the job's stdio, 3 the report pipe, 4 the control socket; nothing else survives. */
+/* 0-2 the job's stdio, 3 the report pipe, 4 the control socket, 5 the guard's module when
+ * it has one (sbx_seal.c); nothing else survives. */
 static int sbx_init_fds(sbx_proc *p)
 {
-    int want[SBX_FD_FIRST_FREE] = {p->stdin_fd, p->out_wr, p->err_wr, p->report_wr, p->ctl_rd};
+    int want[SBX_FD_FIRST_FREE] = {p->stdin_fd, p->out_wr,  p->err_wr,
+                                   p->report_wr, p->ctl_rd, p->seal_fd};
     int high[SBX_FD_FIRST_FREE];
+    int n = p->seal_fd >= 0 ? SBX_FD_FIRST_FREE : SBX_FD_SEAL;
     /* Lift every source above the targets first, so no dup2 overwrites one still needed. */
-    for (int i = 0; i < SBX_FD_FIRST_FREE; i++)
+    for (int i = 0; i < n; i++)
         if ((high[i] = fcntl(want[i], F_DUPFD_CLOEXEC, SBX_FD_FIRST_FREE)) < 0)
             return sbx_child_fail(p, errno, "fcntl(F_DUPFD_CLOEXEC)", NULL);
-    for (int i = 0; i < SBX_FD_FIRST_FREE; i++)
+    for (int i = 0; i < n; i++)
         if (dup2(high[i], i) < 0)
             return sbx_child_fail(p, errno, "dup2", NULL);
     p->report_wr = SBX_FD_REPORT;
     p->ctl_rd = SBX_FD_CTL;
-    if (close_range(SBX_FD_FIRST_FREE, ~0U, 0) < 0)
+    if (p->seal_fd >= 0)
+        p->seal_fd = SBX_FD_SEAL;
+    if (close_range((unsigned)n, ~0U, 0) < 0)
         return sbx_child_fail(p, errno, "close_range", NULL);
     return 0;
 }
@@ -157,6 +162,10 @@ static int sbx_init_job_main(void *arg)
     /* CLOEXEC rather than close: the report pipe must stay usable if execve fails. */
     if (close_range(SBX_FD_REPORT, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
         sbx_child_fail(p, errno, "close_range(CLOSE_RANGE_CLOEXEC)", NULL);
+        _exit(SBX_MAIN_FAILED);
+    }
+    if (p->seal_fd >= 0 && fcntl(SBX_FD_SEAL, F_SETFD, 0) < 0) { /* the guard's, past execve */
+        sbx_child_fail(p, errno, "fcntl(seal, F_SETFD)", NULL);
         _exit(SBX_MAIN_FAILED);
     }
     execve(p->python, p->argv, (char *const *)p->envp);
@@ -391,6 +400,7 @@ int sbx_init_main(void *arg)
         close(p->sc_chan[1]);
         p->sc_chan[1] = -1;
     }
+    sbx_close(&p->seal_fd); /* the main process has its own */
     /* From here the job's code may run: a failure is no longer the setup's (sbx_result.unstarted). */
     p->setting_up = false;
     int rc = sbx_init_supervise(p, &m, sigfd);

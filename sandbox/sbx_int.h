@@ -41,8 +41,10 @@
 /* Each of the init and the job's main process runs on its half of one mapping until execve. */
 enum { SBX_STACK_SIZE = 256 * 1024 };
 
-/* Descriptors inside the init and the job's main process, fixed by sbx_init.c. */
-enum { SBX_FD_REPORT = 3, SBX_FD_CTL = 4, SBX_FD_FIRST_FREE = 5 };
+/* Descriptors inside the init and the job's main process, fixed by sbx_init.c. SBX_FD_SEAL
+ * only in exec mode under a prelude (sbx_seal.c); the guard knows its number
+ * (validator/val_guard.py, _SEAL_FD). */
+enum { SBX_FD_REPORT = 3, SBX_FD_CTL = 4, SBX_FD_SEAL = 5, SBX_FD_FIRST_FREE = 6 };
 
 /* Bytes the parent sends the init on the control socket. */
 #define SBX_CTL_GO 'g'
@@ -132,6 +134,8 @@ struct sbx_proc {
     bool use_cgroup, use_seccomp;
 
     char python[PATH_MAX];
+    char seal_path[PATH_MAX]; /* sbx_config.seal_path; empty: found (sbx_seal.c) */
+    int seal_fd;             /* parent, until the init has it: _codeq_seal.so, or -1 */
     char work_root[PATH_MAX];
     char workdir[PATH_MAX];  /* host staging directory, empty until created: in/ out/ root/ */
     int workdir_lock;        /* its descriptor, flock()ed while the job lives (sbx_workdir.c) */
@@ -283,7 +287,15 @@ typedef struct {
 
 extern const sbx_layer sbx_layer_workdir, sbx_layer_capture, sbx_layer_env, sbx_layer_scrub,
     sbx_layer_mnt, sbx_layer_net, sbx_layer_uts, sbx_layer_rlimits, sbx_layer_fs,
-    sbx_layer_files, sbx_layer_user, sbx_layer_cgroup, sbx_layer_seccomp;
+    sbx_layer_files, sbx_layer_user, sbx_layer_cgroup, sbx_layer_seccomp, sbx_layer_seal;
+
+/* Closes *fd if open and sets it to -1 (sbx_capture.c). */
+void sbx_close(int *fd);
+
+/* sbx_seal.c: `name` beside the running executable if access(mode) allows it, else
+ * build_path (the build tree's, for tests and benches in its subdirectories; NULL: none). 0,
+ * or -1 when neither is there. */
+int sbx_beside_self(const char *name, int mode, const char *build_path, char *path, size_t n);
 
 /* A cgroup backend (sbx_cgroup.c: v1, sbx_cgroup2.c: v2), chosen once per process by
  * sbx_cgroup_backend(). Parent side only; every hook returns 0 or -1 with sbx_fail(). */

@@ -117,6 +117,7 @@ void sbx_config_default(sbx_config *c)
     c->uid_count = 1000;
     c->isolation = "exec"; /* the library's default; codeq's own is zygote (wrk_config.c) */
     c->zygote_path = NULL;
+    c->seal_path = NULL;
     c->zygote_preload = NULL;
     c->zygote_max_jobs = 1000;
     c->zygote_max_age_s = 600;

@@ -41,6 +41,7 @@ static const sbx_layer *const sbx_layers[] = {
     &sbx_layer_files,   /* input bookkeeping; artifacts loaded from out/ (collect) */
     &sbx_layer_capture, /* stdin memfd, stdout/stderr pipes */
     &sbx_layer_env,     /* argv, environment from scratch */
+    &sbx_layer_seal,    /* exec mode: the guard's C half as a descriptor */
     &sbx_layer_scrub,   /* the init hides the worker's argv and environment */
     &sbx_layer_user,    /* a uid of the job's own; caps, no_new_privs (enter_main) */
     &sbx_layer_cgroup,  /* memory, pids, cpu: created, the init in it before it goes */
@@ -130,7 +131,7 @@ static sbx_proc *sbx_proc_new(void)
     p->uid_slot = -1;
     p->pidfd = p->ctl_rd = p->ctl_wr = p->report_rd = p->report_wr = -1;
     p->workdir_lock = -1;
-    p->sigfd = p->work_fd = p->mntns_fd = -1;
+    p->sigfd = p->work_fd = p->mntns_fd = p->seal_fd = -1;
     p->sc_chan[0] = p->sc_chan[1] = p->sc_listen = -1;
     p->res.exit_code = -1;
     return p;
@@ -145,7 +146,9 @@ static int sbx_proc_accept(sbx_proc *p, const sbx_config *c, const sbx_job *job)
     if (sbx_copy(p, p->python, sizeof p->python, c->python ? c->python : def.python,
                  "config.python") < 0 ||
         sbx_copy(p, p->work_root, sizeof p->work_root, c->work_root ? c->work_root : def.work_root,
-                 "config.work_root") < 0)
+                 "config.work_root") < 0 ||
+        sbx_copy(p, p->seal_path, sizeof p->seal_path, c->seal_path ? c->seal_path : "",
+                 "config.seal_path") < 0)
         return -1;
     if (sbx_profile_apply(p, c->profile ? c->profile : def.profile) < 0)
         return sbx_fail(p, 0, "unknown sandbox profile '%s'", c->profile);

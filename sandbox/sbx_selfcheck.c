@@ -6,7 +6,8 @@
  * to create and remove a cgroup with every controller, and one trivial job must run and
  * report from inside what the layers promise: not uid 0, no effective capabilities,
  * no_new_privs, seccomp filter mode (unless the profile drops it), /work as cwd and no
- * /etc/shadow in its view. The first thing that is not so is the reason.
+ * /etc/shadow in its view; in exec mode it runs under a prelude that loads the guard's C module
+ * as the guard does (sbx_seal.c). The first thing that is not so is the reason.
  */
 #include "sbx_int.h"
 
@@ -18,6 +19,20 @@ static const char sbx_selfcheck_code[] =
     "f = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
     "print(os.getuid() != 0, f['CapEff'].strip(), f['NoNewPrivs'].strip(),\n"
     "      f['Seccomp'].strip(), os.path.exists('/etc/shadow'), os.getcwd())\n";
+
+/* Exec mode: a prelude gets the guard's C module as descriptor 5 (sbx_seal.c), loaded here
+ * as validator/val_guard.py loads it. A file that opens but does not load (another Python's
+ * build, a damaged copy) would otherwise fail every guarded job, as the job's error. */
+static const char sbx_selfcheck_seal[] =
+    "try:\n"
+    "    from importlib.machinery import ExtensionFileLoader, ModuleSpec\n"
+    "    l = ExtensionFileLoader('_codeq_seal', '/proc/self/fd/5')\n"
+    "    l.create_module(ModuleSpec('_codeq_seal', l, origin=l.path)).arm\n"
+    "except Exception as e:\n"
+    "    raise SystemExit(f'_codeq_seal.so does not load: {e}')\n"
+    "import os\n"
+    "os.close(5)\n"
+    "exec(compile(open('main.py').read(), 'main.py', 'exec'))\n";
 
 static int sbx_selfcheck_profile(const sbx_config *c, bool *cgroup, bool *seccomp)
 {
@@ -53,6 +68,10 @@ int sbx_selfcheck(const sbx_config *c, sbx_host *host, char *why, size_t whylen)
     sbx_job job = {.code = sbx_selfcheck_code, .code_len = sizeof sbx_selfcheck_code - 1,
                    .job_id = "selfcheck"};
     sbx_limits_default(&job.limits);
+    if (!c->isolation || strcmp(c->isolation, "exec") == 0) {
+        job.prelude = sbx_selfcheck_seal;
+        job.prelude_len = sizeof sbx_selfcheck_seal - 1;
+    }
     sbx_result r;
     sbx_run(c, &job, &r);
     char want[128];

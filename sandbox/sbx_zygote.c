@@ -100,23 +100,10 @@ static int sbx_zy_path(const sbx_config *c, char *path, size_t n)
         snprintf(path, n, "%s", c->zygote_path);
         return 0;
     }
-    char self[PATH_MAX - 32];
-    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k > 0) {
-        self[k] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(path, n, "%s/codeq-zygote", self);
-            if (access(path, X_OK) == 0)
-                return 0;
-        }
-    }
 #ifdef CODEQ_ZYGOTE_BUILD_PATH
-    snprintf(path, n, "%s", CODEQ_ZYGOTE_BUILD_PATH);
-    return 0;
+    return sbx_beside_self("codeq-zygote", X_OK, CODEQ_ZYGOTE_BUILD_PATH, path, n);
 #else
-    return -1;
+    return sbx_beside_self("codeq-zygote", X_OK, NULL, path, n);
 #endif
 }
 

@@ -10,8 +10,7 @@
  * function with the library's own objects; typing's get_type_hints handed heapq's globals to
  * a ForwardRef._evaluate the job had replaced (bypass 151). Which classes to seal, and when,
  * is the runtime guard's (validator/val_guard.py, _codeq_class_sealer): this is the one step
- * Python code cannot take. A plain interpreter (exec mode) has no such module; the guard
- * sets the same flag word there through ctypes.
+ * Python code cannot take.
  *
  * guard_str_format(format, format_map) puts the guard's checked versions of str.format and
  * str.format_map into str's own dict (a built-in type's, which Python code cannot write), once
@@ -19,6 +18,11 @@
  * reads by names built at run time, made in C with no audit event (bypasses 23, 24, 81, 82).
  *
  * arm(...) is sbx_zygote_wall.c's: the guard's rules that need no Python, held in C memory.
+ *
+ * Two builds of one source: built into the zygote (sbx_zy_seal_register), and, with
+ * sbx_zygote_wall.c, the extension module _codeq_seal.so that an exec'd interpreter loads from
+ * the descriptor the sandbox hands its guard (sbx_seal.c). Both have the same static state:
+ * one process, one module.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -78,12 +82,12 @@ static struct PyModuleDef sbx_seal_module = {
     sbx_seal_methods, NULL, NULL, NULL, NULL,
 };
 
-static PyObject *sbx_seal_init(void)
+PyMODINIT_FUNC PyInit__codeq_seal(void)
 {
     return PyModule_Create(&sbx_seal_module);
 }
 
 int sbx_zy_seal_register(void)
 {
-    return PyImport_AppendInittab("_codeq_seal", sbx_seal_init);
+    return PyImport_AppendInittab("_codeq_seal", PyInit__codeq_seal);
 }

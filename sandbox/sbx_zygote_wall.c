@@ -22,7 +22,8 @@
  * where it cannot judge (a path that cannot be encoded, holds a NUL byte, is PATH_MAX long or
  * crosses more than 80 links, which no system call opens either) it leaves the event to the
  * Python hook.
- * A zygote's job gets this wall; a plain interpreter (exec mode) has no such module.
+ * Both isolation modes get this wall: a zygote has the module built in, an exec'd interpreter
+ * loads it as _codeq_seal.so (sbx_zygote_seal.c, sbx_seal.c).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -41,21 +41,41 @@ import types as _types
 _JOB_FILE = "main.py"
 
 
-def _codeq_class_sealer():
+_SEAL_FD = 5  # sandbox/sbx_int.h, SBX_FD_SEAL
+
+
+def _codeq_seal_module():
+    """_codeq_seal (sandbox/sbx_zygote_seal.c): the steps Python code cannot take, and the
+    audit rules kept where the job's code cannot reach them. A zygote has it built in. An
+    exec'd interpreter gets the same module's shared object from the sandbox as descriptor
+    _SEAL_FD (sandbox/sbx_seal.c), never from sys.path: loaded from there before the hook and
+    any of the job's code, and the descriptor closed. Neither: the guard does not start
+    (ImportError), rather than keep its state where a leak reaches it."""
+    if "_codeq_seal" in _sys.builtin_module_names:
+        import _codeq_seal
+        return _codeq_seal
+    from importlib.machinery import ExtensionFileLoader, ModuleSpec
+    path = f"/proc/self/fd/{_SEAL_FD}"
+    try:
+        loader = ExtensionFileLoader("_codeq_seal", path)
+        return loader.create_module(ModuleSpec("_codeq_seal", loader, origin=path))
+    except ImportError as e:
+        raise ImportError(f"codeq guard: no _codeq_seal module: {e}") from None
+    finally:
+        try:
+            _os.close(_SEAL_FD)
+        except OSError:
+            pass
+
+
+def _codeq_class_sealer(seal_module):
     """(seal, guard_str_format). seal(): makes every class made by Python code so far
     immutable, as built-in types are (sandbox/sbx_zygote_seal.c says why): a walk of every
     class from object, each heap type not yet immutable given the flag.
     guard_str_format(format, format_map): puts the guard's two formatters into str's own dict,
-    once. A zygote does both with its built-in _codeq_seal. A plain interpreter (exec mode)
-    writes the same flag word through ctypes, loaded here, before any of the job's code and
-    before the audit hook, and dropped from sys.modules at once: one array over the address
-    space, made now, so that sealing during the job raises no ctypes event. The word's offset
-    is found, not assumed: the one that holds __flags__ in every type below."""
+    once. Both are seal_module's."""
     heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
-    try:
-        from _codeq_seal import seal_class, guard_str_format
-    except ImportError:
-        seal_class, guard_str_format = _codeq_ctypes_sealer(immutable)
+    seal_class, guard_str_format = seal_module.seal_class, seal_module.guard_str_format
 
     # Read through type's own descriptors: a job's metaclass could answer cls.__flags__ or
     # cls.__module__ with code of its own, run here.
@@ -86,40 +106,6 @@ def _codeq_class_sealer():
         name = module_of(cls)
         return type(name) is str and name == "__main__"
     return seal, guard_str_format
-
-
-def _codeq_ctypes_sealer(immutable):
-    """(seal_class, guard_str_format) for a plain interpreter: _codeq_class_sealer says how
-    and why."""
-    import ctypes
-    for name in [n for n in _sys.modules if n == "ctypes" or n.startswith(("ctypes.", "_ctypes"))]:
-        del _sys.modules[name]
-    word = ctypes.sizeof(ctypes.c_ulong)
-    memory = (ctypes.c_ulong * (1 << 59)).from_address(0)
-
-    class Probe:  # a heap type: its flags differ from the built-in types' below
-        pass
-    probes = (object, type, int, dict, _types.ModuleType, _io.TextIOWrapper, Probe)
-    offset = next(off for off in range(0, word * 64, word)
-                  if all(memory[(id(t) + off) // word] == t.__flags__ for t in probes))
-
-    def seal_class(cls):
-        # The word itself, not cls.__flags__: a job's metaclass could answer that (and did,
-        # with 0, clearing the heap-type flag of its class in exec mode).
-        at = (id(cls) + offset) // word
-        memory[at] = memory[at] | immutable
-
-    def guard_str_format(format, format_map):
-        # str is immutable only by its flag: cleared for the two writes, set again. Called
-        # once, in the preparation, before any of the job's code.
-        at = (id(str) + offset) // word
-        memory[at] = memory[at] & ~immutable
-        try:
-            type.__setattr__(str, "format", format)
-            type.__setattr__(str, "format_map", format_map)
-        finally:
-            memory[at] = memory[at] | immutable
-    return seal_class, guard_str_format
 
 
 def _codeq_prepare(policy):
@@ -1111,7 +1097,8 @@ def _codeq_prepare(policy):
                  "dataclasses": harden_dataclasses, "enum": harden_enum, "numpy": harden_numpy,
                  "copy": harden_copy, "contextlib": harden_contextlib, "typing": harden_typing}
 
-    seal, guard_str_format = _codeq_class_sealer()
+    seal_module = _codeq_seal_module()
+    seal, guard_str_format = _codeq_class_sealer(seal_module)
     sealed_at = [0]  # len(sys.modules) at the last seal
 
     def harden():
@@ -1254,7 +1241,7 @@ def _codeq_prepare(policy):
                               "attrgetter", "methodcaller"}
     audit, positional_match, library_file, bind, imported_tops, arm = _codeq_audit_hook(  # noqa: F821
         policy, job, denied_name, module_allowed, denied_attrs, refused_names,
-        lambda value: swapped(value) is value)
+        lambda value: swapped(value) is value, seal_module.arm)
     guard_str_format(guarded_format, guarded_format_map)
     swaps[id(real_format)] = (real_format, guarded_format)  # a library's alias, if one ever has it
     swaps[id(real_format_map)] = (real_format_map, guarded_format_map)

@@ -39,10 +39,11 @@ __name__ = "codeq guard"
 
 
 def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
-                      refused_names, exposed):
+                      refused_names, exposed, c_arm):
     """(hook, positional_match, library_file, bind, imported_tops, arm) for the policy; job["main"] and
     job["code"] are main.py's module and code object, set before the hook is installed;
-    exposed(obj) says whether a proxy module would hand obj to the job as it is.
+    exposed(obj) says whether a proxy module would hand obj to the job as it is; c_arm is
+    _codeq_seal.arm (sandbox/sbx_zygote_wall.c).
     bind() reads the job's working directory and sys.path: the hook may be built ahead of the
     job (a zygote prepares the guard once), so it is called when the job starts."""
     cwd, read_roots, own_files = None, (), ()
@@ -352,19 +353,13 @@ def _codeq_audit_hook(policy, job, denied_name, module_allowed, denied_attrs,
     # address (bypass 115). The gc walks lead to every object, the guard's own included (114).
     refused_prefixes = ("ctypes.",)
 
-    try:
-        from _codeq_seal import arm as c_arm  # a zygote's (sandbox/sbx_zygote_wall.c)
-    except ImportError:
-        c_arm = None
-
     def arm():
         """The rules above whose only inputs are an event's arguments (refused events, open,
-        listings, compile from the job's code) are kept again in C, where a zygote has the
-        module: their state is then beyond the job's reach even if this closure's cells are
-        not (bypass 168 rewrote them). Called once, after bind(), before the hook is added."""
-        if c_arm is not None:
-            c_arm(policy["name"], _JOB_FILE, cwd, read_roots, own_files,  # noqa: F821
-                  policy["files"] == "workdir", refused_events, refused_prefixes)
+        listings, compile from the job's code) are kept again in C: their state is then
+        beyond the job's reach even if this closure's cells are not (bypass 168 rewrote
+        them). Called once, after bind(), before the hook is added."""
+        c_arm(policy["name"], _JOB_FILE, cwd, read_roots, own_files,  # noqa: F821
+              policy["files"] == "workdir", refused_events, refused_prefixes)
 
     def listing_allowed(path):
         if type(path) is not str and type(path) is not bytes:

@@ -619,11 +619,12 @@ expect_stdout(strict_email, "seal_reads_real_flags", (
     "print('after import')\n"),
               "after import\n")
 
-# The guard's rules whose only inputs are the event's arguments are kept again in C in a
-# zygote's job (sandbox/sbx_zygote_wall.c), where a leak that rewrites the Python hook's closure
-# cells cannot reach them (bypass 168 did). C hooks run first, so in zygote mode the refusal
-# comes from C: the traceback ends at main.py's line, with no frame of the Python hook. In exec
-# mode (no C module) the Python hook refuses, and its frame is the last. Messages are the same.
+# The guard's rules whose only inputs are the event's arguments are kept again in C
+# (sandbox/sbx_zygote_wall.c), where a leak that rewrites the Python hook's closure cells cannot
+# reach them (bypass 168 did): built into a zygote, loaded by an exec'd interpreter from the
+# descriptor the sandbox hands its guard (sandbox/sbx_seal.c). C hooks run first, so in both
+# modes the refusal comes from C: the traceback ends at main.py's line, with no frame of the
+# Python hook (whose frame would be the last). Messages are the same.
 wall_policy = write_policy("guard-wall", {**GUARD_ONLY, "name": "guard-wall",
                                           "modules": GUARD_ONLY["modules"] + ["os", "threading"],
                                           "module_attributes": {}, "files": "workdir"})
@@ -664,6 +665,10 @@ expect_stdout(wall_policy, "wall_kernel_limits", (
 # is built before any job, and the zygote gave each job a new list, so the proxy kept [''].
 expect_stdout(wall_policy, "argv_through_proxy", "import sys\nprint(sys.argv)\n", "['main.py']\n")
 
+# The guard closes the module's descriptor (exec mode) before the job's code runs.
+expect_stdout(wall_policy, "seal_descriptor_closed",
+              "import os\ntry:\n    os.fstat(5)\nexcept OSError as e:\n    print(e.errno)\n", "9\n")
+
 for name, (src, message) in WALL_CASES.items():
     r, _ = codeq_run(wall_policy, name, src)
     if not r:
@@ -671,8 +676,7 @@ for name, (src, message) in WALL_CASES.items():
     frames = [ln.strip() for ln in r["stderr"].splitlines() if ln.strip().startswith("File ")]
     last = frames[-1] if frames else ""
     by_c = last.startswith('File "main.py"')
-    F.check(r["status"] == "error" and r["stderr"].rstrip().endswith(message) and
-            by_c == (ISOLATION == "zygote"),
+    F.check(r["status"] == "error" and r["stderr"].rstrip().endswith(message) and by_c,
             f"{name} ({ISOLATION}): {r['status']}, refused by "
             f"{'C' if by_c else 'the Python hook'} (last frame {last!r}): {r['stderr'][-300:]!r}")
 

@@ -970,6 +970,53 @@ static void test_internal_errors(void **state)
     sbx_result_free(&r);
 }
 
+/* Exec mode hands a job with a prelude (the guard) the _codeq_seal.so module as descriptor 5,
+ * read-only and open past execve (sbx_seal.c); a job without one gets nothing there. A module
+ * that cannot be opened fails the job as the sandbox's before it starts: the guard would
+ * otherwise run without its C half. */
+static void test_seal_descriptor(void **state)
+{
+    (void)state;
+    static const char prelude[] =
+        "import os, fcntl\n"
+        "print(os.readlink('/proc/self/fd/5').endswith('/_codeq_seal.so'),\n"
+        "      fcntl.fcntl(5, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY)\n"
+        "os.close(5)\n"
+        "exec(open('main.py').read())\n";
+    static const char probe[] =
+        "import os\n"
+        "try:\n    os.fstat(5)\n    print('open')\n"
+        "except OSError as e:\n    print('closed', e.errno)\n";
+    sbx_result r;
+    sbx_job j = job_of(probe, NULL);
+    run_job(&j, &r);
+    expect_status(&r, SBX_OK);
+    assert_string_equal(r.out.data, "closed 9\n");
+    sbx_result_free(&r);
+
+    j.prelude = prelude;
+    j.prelude_len = strlen(prelude);
+    run_job(&j, &r);
+    expect_status(&r, SBX_OK);
+    assert_string_equal(r.out.data, "True True\nclosed 9\n");
+    sbx_result_free(&r);
+
+    sbx_config bad = g_cfg;
+    bad.seal_path = "/nonexistent/_codeq_seal.so";
+    sbx_run(&bad, &j, &r);
+    expect_status(&r, SBX_INTERNAL);
+    assert_true(r.unstarted);
+    assert_string_equal(r.message,
+                        "codeq: sandbox: open(/nonexistent/_codeq_seal.so): No such file or directory");
+    assert_int_equal(r.out.len, 0);
+    sbx_result_free(&r);
+
+    j.prelude = NULL; /* no prelude: the module is not looked for */
+    sbx_run(&bad, &j, &r);
+    expect_status(&r, SBX_OK);
+    sbx_result_free(&r);
+}
+
 /* sbx_net_sockets, the check a zygote's job makes before it takes its turn in the zygote's
  * network namespace (sbx_net.c): a new namespace has no socket; a unix socket (bound or not),
  * UDP and TCP sockets and forty at once are seen, and none once they are closed. Returns which
@@ -1037,6 +1084,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_smallest_limits_start),
         cmocka_unit_test(test_hello),
+        cmocka_unit_test(test_seal_descriptor),
         cmocka_unit_test(test_net_sockets_seen),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_exception),

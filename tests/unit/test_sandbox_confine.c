@@ -997,6 +997,19 @@ static void test_selfcheck(void **state)
     c.python = "/nonexistent/python3";
     assert_int_equal(sbx_selfcheck(&c, NULL, why, sizeof why), -1);
     assert_non_null(strstr(why, "execve(/nonexistent/python3)"));
+    /* exec mode's guard module (sbx_seal.c), missing or not loadable; a zygote has it built in */
+    c = g_cfg;
+    c.isolation = "exec";
+    c.seal_path = "/nonexistent/_codeq_seal.so";
+    assert_int_equal(sbx_selfcheck(&c, NULL, why, sizeof why), -1);
+    assert_string_equal(why, "codeq: sandbox: open(/nonexistent/_codeq_seal.so): No such file or "
+                             "directory (self-check job: internal_error)");
+    c.seal_path = "/usr/lib/python3.11/os.py";
+    assert_int_equal(sbx_selfcheck(&c, NULL, why, sizeof why), -1);
+    assert_string_equal(why, "codeq: sandbox: self-check job ended error: _codeq_seal.so does not "
+                             "load: /proc/self/fd/5: invalid ELF header\n");
+    c.isolation = "zygote";
+    assert_int_equal(sbx_selfcheck(&c, NULL, why, sizeof why), 0);
 }
 
 static void test_nothing_left(void **state)
