@@ -94,17 +94,19 @@ static char *sbx_zy_key(const sbx_config *c)
 
 /* The binary: the configured path, else codeq-zygote beside the running executable, else the
  * build tree's (unit tests and benches live in subdirectories of it). */
+#ifdef CODEQ_ZYGOTE_BUILD_PATH
+#define SBX_ZY_BUILD_PATH CODEQ_ZYGOTE_BUILD_PATH
+#else
+#define SBX_ZY_BUILD_PATH NULL
+#endif
+
 static int sbx_zy_path(const sbx_config *c, char *path, size_t n)
 {
     if (c->zygote_path) {
         snprintf(path, n, "%s", c->zygote_path);
         return 0;
     }
-#ifdef CODEQ_ZYGOTE_BUILD_PATH
-    return sbx_beside_self("codeq-zygote", X_OK, CODEQ_ZYGOTE_BUILD_PATH, path, n);
-#else
-    return sbx_beside_self("codeq-zygote", X_OK, NULL, path, n);
-#endif
+    return sbx_beside_self("codeq-zygote", X_OK, SBX_ZY_BUILD_PATH, path, n);
 }
 
 static int sbx_zy_exec(sbx_proc *p, const sbx_config *c, int theirs, pid_t *pid)
