@@ -41,6 +41,14 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
     wrk_worker_fatal(w, "codeq: worker: kafka fatal error %s: %s", rd_kafka_err2name(orig), fatal);
 }
 
+/* A numeric setting as the configuration holds it (ours or the operator's); 0 unknown. */
+static uint64_t conf_num(rd_kafka_conf_t *conf, const char *name)
+{
+    char v[32];
+    size_t n = sizeof v;
+    return rd_kafka_conf_get(conf, name, v, &n) == RD_KAFKA_CONF_OK ? strtoull(v, NULL, 10) : 0;
+}
+
 static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
 {
     char kerr[256];
@@ -61,10 +69,9 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
         {"receive.message.max.bytes", "34603008"},
         {"queued.min.messages", "100"},
         {"fetch.wait.max.ms", "100"},           /* a job queue wants latency, not batches */
-        /* A batch that fails to decompress is dead-lettered one record per fetch (record_error
-         * below), each fetch after this back-off: 40 records took 20 s at librdkafka's 500 ms,
-         * 4.7 s at 100 ms. Lower costs the broker a request per partition that often while
-         * one keeps failing. */
+        /* A batch that fails to decompress is stepped through by fetches (wrk_lost.c), each
+         * after this back-off: about 2 log2(n) of them for n records. Lower costs the broker a
+         * request per partition that often while one keeps failing. */
         {"fetch.error.backoff.ms", "100"},
         {"session.timeout.ms", "10000"},        /* a dead worker's jobs move on in seconds */
         {"heartbeat.interval.ms", "2000"},
@@ -74,10 +81,11 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
     for (int i = 0; i < w->c->kafka.nprops; i++)
         if (wrk_kafka_set(conf, w->c->kafka.props[i][0], w->c->kafka.props[i][1], err, errlen) < 0)
             goto fail;
-    char rmax[32];
-    size_t rlen = sizeof rmax;
-    if (rd_kafka_conf_get(conf, "receive.message.max.bytes", rmax, &rlen) == RD_KAFKA_CONF_OK)
-        w->record_max = strtoull(rmax, NULL, 10);
+    w->record_max = conf_num(conf, "receive.message.max.bytes");
+    /* A probe's answer comes after the back-off of the fetch that failed before it and a fetch
+     * round; the rest is room for a decompression that fails (33 MB) on a loaded machine. */
+    w->probe_ms = conf_num(conf, "fetch.error.backoff.ms") + conf_num(conf, "fetch.wait.max.ms") +
+                  800;
     rd_kafka_conf_set_rebalance_cb(conf, wrk_rebalance_cb);
     rd_kafka_conf_set_error_cb(conf, on_error);
     rd_kafka_conf_set_opaque(conf, w);
@@ -112,58 +120,31 @@ int wrk_subscribe(wrk_worker *w, char *err, size_t errlen)
     return e ? -1 : 0;
 }
 
-/* A partition full of unfinished entries: go back to m and pause until it drains. */
-static void overflow(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
+rd_kafka_error_t *wrk_part_seek(wrk_worker *w, wrk_part *p, int64_t offset, bool pause)
 {
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset;
-    rd_kafka_pause_partitions(w->k, l);
-    p->paused = true;
-    p->fetch_from = m->offset;
+    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = offset;
+    if (pause) {
+        rd_kafka_pause_partitions(w->k, l);
+        p->paused = true;
+    }
+    p->fetch_from = offset;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
+    /* The call's error is for the call (a time-out); the partition's own is in the list. */
+    if (!e && l->elems[0].err)
+        e = rd_kafka_error_new(l->elems[0].err, "%s", rd_kafka_err2str(l->elems[0].err));
+    rd_kafka_topic_partition_list_destroy(l);
+    return e;
+}
+
+void wrk_part_hold(wrk_worker *w, wrk_part *p, int64_t offset)
+{
+    rd_kafka_error_t *e = wrk_part_seek(w, p, offset, true);
     if (e) {
         wrk_worker_fatal(w, "codeq: worker: seek %s [%d]: %s", p->topic, (int)p->partition,
                          rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
     }
-    rd_kafka_topic_partition_list_destroy(l);
-    rd_kafka_message_destroy(m);
-}
-
-/* librdkafka hands over a record it could not decode (a batch that fails to decompress, e.g.
- * one that expands beyond receive.message.max.bytes) as an error at its offset, and fetches
- * it again and again: its partition would never move on. It becomes an entry like any
- * record, answered with a dead letter carrying the error, and the fetch goes past it.
- * The error is said at the batch's first offset. A fetch set past that offset which gets the
- * same error again (or one below what is committed, for a new owner) got the same batch: it
- * holds the record the fetch was set at, whose entry the error becomes, one record of the
- * batch at a time (a batch of two 10 MB zstd jobs held its partition for good). */
-static bool record_error(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
-{
-    if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF || !p || m->offset < 0)
-        return false;
-    int64_t batch = m->offset;
-    bool again = batch < p->fetch_from && (batch == p->err_at || batch < p->watermark);
-    p->err_at = batch;
-    if (again) m->offset = p->fetch_from;
-    wrk_log_ctx ctx = {NULL, p->topic, p->partition, m->offset};
-    wrk_logx(WRK_LOG_WARN, "dead_lettered", &ctx,
-             "worker: %s [%d] offset %lld%s: %s; dead-lettered, skipped", p->topic,
-             (int)p->partition, (long long)m->offset,
-             again ? " (in the record batch that fails at its first offset)" : "",
-             rd_kafka_message_errstr(m));
-    p->fetch_from = m->offset + 1;
-    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = m->offset + 1;
-    rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
-    if (e) {
-        wrk_logx(WRK_LOG_WARN, "seek_error", NULL,
-                 "worker: seek %s [%d] past %lld: %s", p->topic, (int)p->partition,
-                 (long long)m->offset, rd_kafka_error_string(e));
-        rd_kafka_error_destroy(e);
-    }
-    rd_kafka_topic_partition_list_destroy(l);
-    return true;
 }
 
 static void take(wrk_worker *w, rd_kafka_message_t *m)
@@ -173,7 +154,8 @@ static void take(wrk_worker *w, rd_kafka_message_t *m)
         p->fetched_at = wrk_now_ms();
         p->restarts = 0;
     }
-    if (m->err && !record_error(w, p, m)) {
+    if (wrk_lost_take(w, p, m)) return;
+    if (m->err) {
         if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
             wrk_logx(WRK_LOG_WARN, "consume_error", NULL,
                      "worker: consume: %s", rd_kafka_message_errstr(m));
@@ -186,11 +168,8 @@ static void take(wrk_worker *w, rd_kafka_message_t *m)
         return;
     }
     if (wrk_part_consumed(p, m, &skipped)) return;
-    if (skipped) {
-        rd_kafka_message_destroy(m);
-        return;
-    }
-    overflow(w, p, m);
+    if (!skipped) wrk_part_hold(w, p, m->offset); /* full: back to m, paused until it drains */
+    rd_kafka_message_destroy(m);
 }
 
 static size_t pending(const wrk_worker *w)
@@ -241,7 +220,7 @@ static void backpressure(wrk_worker *w, bool stopping)
     size_t n = pending(w), hi = (size_t)w->c->slots * 8, lo = (size_t)w->c->slots * 4;
     for (size_t i = 0; i < w->nparts; i++) {
         wrk_part *p = w->parts[i];
-        bool full = p->n >= WRK_PART_MAX_ENTRIES - 20;
+        bool full = p->n >= WRK_PART_PAUSE_AT;
         if (stopping || full || n >= hi) set_paused(w, p, true);
         else if (n <= lo) set_paused(w, p, false);
     }
@@ -372,6 +351,7 @@ static int run(wrk_worker *w)
         heartbeat(w, &next_beat);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
         intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);
+        wrk_lost_tick(w);
         wrk_commit_collect(w, false);
         wrk_slots_fill(w);
         wrk_slots_service(w, w->running ? 10 : 0);

@@ -127,7 +127,9 @@ int wrk_publish_dead_letter(rd_kafka_t *p, const wrk_config *c, const rd_kafka_m
     if (wrk_publish_audit_fits(c, o, err, errlen) < 0) return -2;
     if (o->dead_level == WRK_DEAD_GIVEN_UP) return wrk_publish_audit(p, c, o, d, opaque, err, errlen);
     rd_kafka_headers_t *orig = NULL;
-    if (rd_kafka_message_headers(m, &orig) != RD_KAFKA_RESP_ERR_NO_ERROR) orig = NULL;
+    /* A record that could not be decoded has none (and a view of its batch's error,
+     * wrk_lost.c, is not librdkafka's to ask). */
+    if (m->err || rd_kafka_message_headers(m, &orig) != RD_KAFKA_RESP_ERR_NO_ERROR) orig = NULL;
     snprintf(where, sizeof where, "%s/%d/%lld", topic, (int)m->partition, (long long)m->offset);
     /* A dead letter must fit one record like a result: a job record near its topic's limit,
      * with codeq's headers added, or a dead-letter topic with a smaller limit than the jobs

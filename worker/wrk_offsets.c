@@ -88,7 +88,8 @@ wrk_part *wrk_part_new(const char *topic, int32_t partition, int64_t committed,
     p->watermark = committed >= 0 ? committed : -1;
     p->next = p->watermark;
     p->fetch_from = p->watermark; /* librdkafka starts at the committed offset */
-    p->err_at = -1;
+    p->err_at = p->lost_hi = p->lost_bound = -1;
+    p->lost_step = 1;
     p->lease = -1; /* a new owner starts nothing before its own lease is committed */
     p->careful_until = -1;
     if (metadata && mdlen) parse_metadata(p, metadata, mdlen);

@@ -33,6 +33,8 @@
 /* Entries above the watermark a partition may hold; beyond it the partition is paused, which
  * bounds the metadata well under Kafka's 4096-byte offset.metadata.max.bytes. */
 #define WRK_PART_MAX_ENTRIES 200
+/* Backpressure pauses a partition holding this many, before it is full. */
+#define WRK_PART_PAUSE_AT (WRK_PART_MAX_ENTRIES - 20)
 /* How far past the last consumed offset a commit moves the lease: the most jobs a successor
  * runs carefully (a commit before each start) after this owner died. */
 #define WRK_LEASE_AHEAD 64
@@ -58,6 +60,7 @@ typedef struct {
     bool claim_ok;            /* CLAIMED: the claim is committed; the job may start */
     int reruns;               /* runs again after the sandbox failed before the job began */
     rd_kafka_message_t *msg;  /* owned while not committed */
+    bool view;                /* msg is a view of a batch's error (wrk_lost.c), not librdkafka's */
     struct wrk_task *task;    /* RUNNING / DONE */
 } wrk_entry;
 
@@ -72,7 +75,11 @@ typedef struct {
     uint64_t fetched_at;/* monotonic ms of the last record (or of the assignment) */
     int restarts;       /* fetch restarts by the stall watchdog since the last record */
     int64_t fetch_from; /* where the worker last set the fetch (assignment, seek); -1 unknown */
-    int64_t err_at;     /* offset of the last record error seen (wrk_consume.c); -1 none */
+    int64_t err_at;     /* offset of the last record error seen (wrk_lost.c); -1 none */
+    int64_t lost_hi;    /* the batch failing at err_at holds every offset up to this; -1 none */
+    int64_t lost_bound; /* and ends below this; -1 not known */
+    int64_t lost_step;  /* how far past lost_hi the next probe goes */
+    uint64_t lost_probe_at; /* monotonic ms the probe was set (or its partition resumed) */
     bool dirty;         /* something to commit for this partition */
     int64_t lease;      /* committed by this owner: jobs below it may start at once; -1 none */
     int64_t careful_until; /* a dead previous owner may have started jobs below it */

@@ -19,9 +19,11 @@
 void wrk_entry_release(wrk_entry *e)
 {
     if (e->task) wrk_task_free(e->task);
-    if (e->msg) rd_kafka_message_destroy(e->msg);
+    if (e->msg && e->view) wrk_lost_view_free(e->msg);
+    else if (e->msg) rd_kafka_message_destroy(e->msg);
     e->task = NULL;
     e->msg = NULL;
+    e->view = false;
 }
 
 size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only)
@@ -147,7 +149,8 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
                  o->status, reason);
     else
         wrk_logx(WRK_LOG_INFO, "job_finished", &ctx, "worker: job %s: %s", ctx.job_id, o->status);
-    wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why), rd_kafka_message_timestamp(e->msg, 0));
+    wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why),
+                    e->msg->err ? -1 : rd_kafka_message_timestamp(e->msg, 0));
     e->state = WRK_E_DONE;
     p->dirty = true;
     w->running--;

@@ -1,7 +1,8 @@
 /* The exactly-once worker's shared state. The main thread owns the consumer, the partitions it
  * was assigned and the jobs running in its slots; a committer thread owns the transactional
  * calls. A job flows one way, one step per file:
- *   wrk_consume.c  intake: records -> PENDING entries (rebalances run here: wrk_rebalance.c)
+ *   wrk_consume.c  intake: records -> PENDING entries (rebalances run here: wrk_rebalance.c;
+ *                  a record batch that cannot be decoded: wrk_lost.c)
  *   wrk_slots.c    start PENDING jobs (or claim careful ones), service them -> DONE
  *   wrk_commit.c   DONE -> a batch for the committer thread -> COMMITTED
  * Nothing calls back up the chain: what a commit unlocks (claims, the lease) is read from
@@ -60,6 +61,8 @@ typedef struct {
     unsigned long dead_given_up; /* dead letters refused even minimal (wrk_task_unpublishable) */
     int beat_fd;            /* --heartbeat-file, or -1 */
     size_t record_max;      /* the consumer's receive.message.max.bytes */
+    uint64_t probe_ms;      /* a probe into a batch that cannot be decoded unanswered this long
+                             * went past it (wrk_lost.c) */
 } wrk_worker;
 
 /* wrk_commit.c: the producer's delivery-report and error callbacks (opaque: the committer). */
@@ -93,6 +96,21 @@ void wrk_slots_service(wrk_worker *w, int timeout_ms);
 void wrk_slots_abandon(wrk_worker *w, wrk_part *p);
 size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only);
 void wrk_entry_release(wrk_entry *e);
+
+/* wrk_lost.c: every record of a batch librdkafka cannot decode gets an entry and a dead
+ * letter. Takes m (true) when it is such a batch's error, or a record that a probe past the
+ * end of such a batch fetched; false: m is the caller's to take in. */
+bool wrk_lost_take(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m);
+/* Where the next probe goes: past hi (the batch's last offset known), twice the last step
+ * (wrk_lost_step of the range it entered), or half way to bound (the first offset known past
+ * the batch; -1 none); at most room entries ahead, below end (the partition's end; -1 not
+ * known: one record). Pure, for the tests. */
+int64_t wrk_lost_next(int64_t hi, int64_t bound, int64_t step, int64_t room, int64_t end);
+int64_t wrk_lost_step(int64_t from, int64_t to);
+/* Once per turn: a probe left unanswered past probe_ms went past the batch. */
+void wrk_lost_tick(wrk_worker *w);
+/* Frees an entry's view of its batch's error (e->view). */
+void wrk_lost_view_free(rd_kafka_message_t *m);
 
 /* wrk_commit.c: a batch (DONE results, offsets + metadata of every partition with work) goes
  * to the committer thread; collect applies its outcome (committed, or aborted: retried
@@ -132,6 +150,11 @@ int wrk_subscribe(wrk_worker *w, char *err, size_t errlen);
 void wrk_rebalance_cb(rd_kafka_t *k, rd_kafka_resp_err_t e, rd_kafka_topic_partition_list_t *l,
                       void *opaque);
 wrk_part *wrk_worker_part(wrk_worker *w, const char *topic, int32_t partition);
+/* wrk_consume.c: sets p's fetch at offset, pausing it first if asked. */
+rd_kafka_error_t *wrk_part_seek(wrk_worker *w, wrk_part *p, int64_t offset, bool pause);
+/* A partition full of unfinished entries: its fetch goes back to offset, paused until the
+ * entries drain (backpressure resumes it); a seek that fails is fatal. */
+void wrk_part_hold(wrk_worker *w, wrk_part *p, int64_t offset);
 /* Releases every entry of p and frees it. */
 void wrk_part_drop(wrk_part *p);
 void wrk_worker_fatal(wrk_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

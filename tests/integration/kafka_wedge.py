@@ -24,7 +24,13 @@ abort its transaction and retry it forever, committing nothing more.
              batch again, forever, and nothing behind it was answered; now each of the two is
              dead-lettered (the second with codeq.source.offset one past the first); then a
              gzip job that expands to 36 MB, which librdkafka does not bound (only zstd): it is
-             dead-lettered unparsed ("expands to"), as a zstd one is
+             dead-lettered unparsed ("expands to"), as a zstd one is; then 2,000 jobs of 20 kB
+             in one zstd batch (40 MB expanded): dead-lettered one per fetch, each fetch after
+             librdkafka's error back-off, they held the partition for minutes; now the fetch
+             probes ahead through the batch, and every one of them is dead-lettered in seconds
+  handover   (a worker of its own) the batch of 2,000 again, the worker killed -9 while it steps
+             through it and started again with its instance id: the new one goes on inside the
+             batch from what was committed, and each record has exactly one committed dead letter
   after      20 quick jobs behind them: all ok
   small      (a worker of its own, all four topics of max.message.bytes 8192, which the worker
              supports) 200 lines of eval(0) between quick jobs: its 100 findings are 13 kB. It
@@ -36,6 +42,7 @@ abort its transaction and retry it forever, committing nothing more.
 Every result is at most the record budget the worker logged, schema-valid, exactly once, and
 the worker's log shows no endless aborts. A worker started with --limit-max output_bytes
 above the budget refuses to start. Bounded to about 3 minutes."""
+import collections
 import json
 import os
 import pathlib
@@ -56,6 +63,7 @@ s = kt.Setup(NAME, 2)
 sd = kt.Setup(NAME + "-data", 1)  # a worker of the data policy, for the artifact job
 sb = kt.Setup(NAME + "-bombs", 1)  # a worker of its own, whose peak RSS is the bombs' cost
 sf = kt.Setup(NAME + "-small", 1, config=["max.message.bytes=8192"])  # the many findings
+sh = kt.Setup(NAME + "-handover", 1)  # a worker killed inside a batch that fails to decode
 sfx = uuid.uuid4().hex[:8]
 small = f"codeq.reply.small-{sfx}"
 p = run(["topics", "-b", kt.BROKERS, "--partitions", "1", "--config", "max.message.bytes=20000",
@@ -110,6 +118,10 @@ def check_small():
           f"{r.get('findings_total')} findings carried, {aborts} aborts", flush=True)
 
 
+MANY = 2000  # x 20 kB: 40 MB expanded, beyond the worker's 33 MB
+TXN_MANY = 2000  # x 20 kB, in a transaction
+
+
 def produce_pair_batch(topic):
     """Two valid 20 MB jobs in one zstd record batch (a few kB compressed, 40 MB expanded)."""
     from confluent_kafka import Producer
@@ -124,6 +136,81 @@ def produce_pair_batch(topic):
     gz.produce(topic, value=json.dumps({"id": "gzip-36", "code": "print(1)"}) + " " * 36000000,
                key="gzip-36", partition=0)
     F.check(gz.flush(60) == 0, "the gzip record was not delivered")
+    produce_many(topic)
+
+
+def produce_many(topic, n=MANY, transactional=False):
+    """Many small jobs in one zstd batch that expands past the bound: librdkafka names only the
+    batch's first offset, each failed fetch waits fetch.error.backoff.ms, and one record per
+    fetch held the partition for minutes (MANY x ~0.11 s), past this test's bound.
+    transactional: in one transaction of a submitter's, whose commit marker follows the batch."""
+    from confluent_kafka import Producer
+    conf = {"bootstrap.servers": kt.BROKERS, "compression.type": "zstd", "linger.ms": 1000,
+            "batch.size": 100000000, "message.max.bytes": 250000000}
+    if transactional:
+        conf["transactional.id"] = f"wedge-submitter-{uuid.uuid4().hex[:8]}"
+    pp = Producer(conf)
+    if transactional:
+        pp.init_transactions(30)
+        pp.begin_transaction()
+    for i in range(n):
+        pp.produce(topic, value=json.dumps({"id": f"many-{i}", "code": "print(1)"}) + " " * 20000,
+                   key=f"many-{i}", partition=0)
+    if transactional:
+        pp.commit_transaction(60)
+    F.check(pp.flush(60) == 0, "the batch of many was not delivered")
+
+
+def dead_letter_offsets(setup):
+    """codeq.source.offset of every committed dead letter."""
+    out = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", setup.topics["dlq"], "-e", "-o",
+                          "beginning", "-q", "-f", "%h\n", "-X", "isolation.level=read_committed"],
+                         capture_output=True, text=True, timeout=60).stdout
+    return [int(x) for x in re.findall(r"codeq\.source\.offset=(\d+)", out)]
+
+
+def check_handover():
+    """A worker killed while it steps through the batch of many, and started again: its
+    successor goes on from what was committed, inside the batch, and each record has exactly
+    one dead letter."""
+    produce_many(sh.topics["jobs"])
+    sh.produce_jobs([{"id": "after-many", "code": "print('past the many')"}])
+    sh.start("h1", "--slots", "1")
+    log, t1, seen = sh.logdir / "h1.log", time.monotonic(), 0
+    while time.monotonic() - t1 < 60 and seen < 300:
+        time.sleep(0.05)
+        ends = re.findall(r"offsets \d+-(\d+) \(in the record batch", log.read_text())
+        seen = max(map(int, ends), default=0)
+    sh.kill9("h1")
+    F.check(0 < seen < MANY - 1, f"handover: h1 was killed at offset {seen}, not inside the batch")
+    sh.start("h2", "--slots", "1", instance="h1")  # fences h1's transaction and aborts it
+    got = sh.wait_results(["after-many"], 60)
+    F.check([r.get("status") for r in got] == ["ok"], f"handover: after the many: {got}")
+    offsets = dead_letter_offsets(sh)
+    dups = sorted(o for o, n in collections.Counter(offsets).items() if n > 1)
+    F.check(sorted(set(offsets)) == list(range(MANY)) and not dups,
+            f"handover: {len(offsets)} dead letters for {MANY} records, duplicated {dups[:5]}, "
+            f"missing {sorted(set(range(MANY)) - set(offsets))[:5]}")
+    first = re.search(r"\[0\] offsets? (\d+)", (sh.logdir / "h2.log").read_text())
+    F.check(first and int(first.group(1)) > 0,
+            f"handover: h2 did not go on inside the batch (its first dead letter at "
+            f"{first.group(1) if first else None})")
+    # Such a batch in a submitter's transaction, the last thing on the partition: behind it is
+    # only the commit marker, which a fetch answers with nothing at all. The probe there waited
+    # for good, and the stall watchdog gained one record every ~35 s.
+    t2 = time.monotonic()
+    produce_many(sh.topics["jobs"], TXN_MANY, transactional=True)
+    want = set(range(MANY)) | set(range(MANY + 1, MANY + 1 + TXN_MANY))
+    while time.monotonic() - t2 < 45 and set(offsets) != want:
+        time.sleep(1)
+        offsets = dead_letter_offsets(sh)
+    F.check(set(offsets) == want and len(offsets) == len(want),
+            f"handover: the transactional batch: {len(offsets)} dead letters, "
+            f"{len(want - set(offsets))} missing (the first {sorted(want - set(offsets))[:3]}), "
+            f"after {time.monotonic() - t2:.0f} s")
+    F.check(sh.stop("h2") == 0, "handover: h2 did not stop cleanly")
+    print(f"{NAME}: handover: h1 killed past offset {seen}, h2 went on from "
+          f"{first.group(1) if first else None}, {len(offsets)} dead letters", flush=True)
 
 
 try:
@@ -215,12 +302,14 @@ try:
     F.check(res("after-bombs").get("status") == "ok", f"after the bombs: {res('after-bombs')}")
     dlq = subprocess.run(["kcat", "-b", kt.BROKERS, "-C", "-t", sb.topics["dlq"], "-e", "-o", "beginning",
                           "-q", "-f", "%h\n"], capture_output=True, text=True, timeout=60).stdout
-    F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 4,
-            f"dead letters of the bombs and the pair: {dlq[:600]!r}")
+    F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 4 + MANY,
+            f"dead letters of the bombs, the pair and the many: {dlq[:600]!r}")
     F.check(dlq.count("codeq.error=codeq: worker: the record expands to 36000") == 1,
             f"dead letter of the gzip record: {dlq[-600:]!r}")
     offsets = [int(x) for x in re.findall(r"codeq\.source\.offset=(\d+)", dlq)]
-    F.check(sorted(offsets) == [0, 1, 2, 3, 4], f"dead letters' source offsets {offsets}, want 0-4")
+    F.check(sorted(offsets) == list(range(5 + MANY)),
+            f"dead letters' source offsets {sorted(offsets)[:8]}...{sorted(offsets)[-3:]} "
+            f"({len(offsets)}), want 0-{4 + MANY}")
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), ids)
     F.check(not lost and not dup and not bad, f"lost {lost} dup {dup} audit {bad}")
     aborts = logs.count("(aborting)")
@@ -228,9 +317,10 @@ try:
     print(f"{NAME}: {len(results)} answered in {time.monotonic() - t0:.1f} s, budget {budget}, "
           f"largest result {max(map(int, raw)) if raw else 0} bytes, {aborts} aborts", flush=True)
     check_small()
+    check_handover()
     F.check(s.stop("w1") == 0 and sd.stop("w2") == 0 and sb.stop("w3") == 0 and sf.stop("w4") == 0,
             "workers did not stop cleanly")
 finally:
-    for x in (s, sd, sb, sf):
+    for x in (s, sd, sb, sf, sh):
         x.kill_all()
 F.finish(NAME)
