@@ -73,13 +73,10 @@ static void put_job_text(const json_t *str, bool tty)
         fwrite(c, 1, n, stdout);
         return;
     }
-    for (const unsigned char *end = c + n; c < end; c++) {
-        if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
-            printf("\\x%02x", *c);
-        else if (wrk_c1_at(c, (size_t)(end - c)))
-            printf("\\u%04x", *++c);
-        else
-            putchar(*c);
+    char buf[4096];
+    for (size_t k; n > 0; c += k, n -= k) {
+        k = wrk_escape((const char *)c, n, true, buf, sizeof buf);
+        fputs(buf, stdout);
     }
 }
 

@@ -325,6 +325,23 @@ static const char *reread_reason(enum json_error_code code)
     }
 }
 
+/* Why a record is not JSON, in words its sender can act on. jansson reads a NUL byte as the
+ * end of the text ("end of file expected near end of file"), and quotes the text near its
+ * error as it is: the record's own control characters are shown escaped, since the reason goes
+ * to the log, the dead letter's codeq.error and the audit trail. */
+static void not_json(const char *buf, size_t len, const json_error_t *e, char *why, size_t whylen)
+{
+    const char *nul = memchr(buf, '\0', len);
+    char text[sizeof e->text * 2];
+    wrk_escape(e->text, strlen(e->text), false, text, sizeof text);
+    if (nul)
+        snprintf(why, whylen, "job is not valid JSON: it holds a NUL byte (at byte %zu; "
+                 "a NUL in a string is written \\u0000)", (size_t)(nul - buf));
+    else
+        snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", text, e->line,
+                 e->column);
+}
+
 int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *job, char *why,
                    size_t whylen)
 {
@@ -333,14 +350,15 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     /* \u0000 is valid JSON and a job may carry it: stdin and input files are bytes. Without
      * JSON_ALLOW_NUL such a job could not even be answered (no id), only dead-lettered; names
      * are checked for it where they are read (wrk_json_name), code just below. */
-    const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
+    if (len == 0)
+        return fail(why, whylen, "%s", "job is empty: the record has no value");
     json_t *root = json_loadb(buf, len, flags, &jerr);
     const char *reread = root ? NULL : reread_reason(json_error_code(&jerr));
     if (reread) /* valid JSON all the same: read it once more for its id, to answer it */
         root = reread_for_id(buf, len, flags);
     if (!root) {
-        snprintf(why, whylen, "job is not valid JSON: %s (line %d, column %d)", jerr.text,
-                 jerr.line, jerr.column);
+        not_json(buf, len, &jerr, why, whylen);
         return -1;
     }
     if (!json_is_object(root)) {
@@ -360,7 +378,13 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
          * metadata may be where the re-read changed the text, so it is not echoed. */
         if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0)
             return -1;
-        snprintf(why, whylen, "%s (line %d, column %d)", reread, jerr.line, jerr.column);
+        /* jansson names the key given twice ("... near '"id"'"): the sender needs which */
+        const char *near = json_error_code(&jerr) == json_error_duplicate_key
+                               ? strstr(jerr.text, "near ") : NULL;
+        char key[sizeof jerr.text * 2] = "";
+        if (near) wrk_escape(near + 5, strlen(near + 5), false, key, sizeof key);
+        snprintf(why, whylen, "%s%s%s (line %d, column %d)", reread, near ? ": " : "", key,
+                 jerr.line, jerr.column);
         return -1;
     }
     /* On failure root stays with the job: the caller answers `invalid` with id and metadata. */

@@ -106,7 +106,10 @@ static void add_codeq_headers(rd_kafka_headers_t *h, const rd_kafka_message_t *m
                               const char *why, const wrk_outcome *o)
 {
     char num[32];
-    if (!m->key) rd_kafka_header_add(h, "codeq.key.absent", -1, "true", -1);
+    /* A record that could not be decoded may well have had a key: it is not known. */
+    if (!m->key)
+        rd_kafka_header_add(h, m->err ? "codeq.key.unavailable" : "codeq.key.absent", -1, "true",
+                            -1);
     if (m->err) rd_kafka_header_add(h, "codeq.value.unavailable", -1, "true", -1);
     if (o->dead_level >= WRK_DEAD_MINIMAL)
         rd_kafka_header_add(h, "codeq.refused", -1, o->dead_refused, -1);

@@ -35,6 +35,10 @@ void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n);
 /* The C1 control character (U+0080-U+009F, two bytes of UTF-8) that begins at s, else 0.
  * Terminals act on C1 as on ESC: U+009B is CSI. avail: bytes readable at s. */
 unsigned wrk_c1_at(const unsigned char *s, size_t avail);
+/* Copies text that a record or a job controls into out (NUL-terminated, never cut inside an
+ * escape), its control characters shown instead of kept: C0 and DEL as \xNN, C1 as \u00NN,
+ * newline and tab kept only with keep_lines. Returns how many bytes of s it took. */
+size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t outn);
 json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the
  * length, or -1 (and *out NULL) when it is not base64. */

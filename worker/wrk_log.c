@@ -83,9 +83,12 @@ void wrk_logv(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, co
         emit_json(level, event, ctx, ts, msg);
         return;
     }
-    char line[2100];
+    /* A message can quote what a record or a job holds (an id, a parse error): its control
+     * characters are shown, not written to the terminal or file that reads the log. */
+    char esc[sizeof msg * 2], line[sizeof esc + 64];
+    wrk_escape(msg, strlen(msg), false, esc, sizeof esc);
     /* errors built elsewhere already start with "codeq: " */
-    snprintf(line, sizeof line, "%s %s%s", ts, strncmp(msg, "codeq: ", 7) ? "codeq: " : "", msg);
+    snprintf(line, sizeof line, "%s %s%s", ts, strncmp(esc, "codeq: ", 7) ? "codeq: " : "", esc);
     emit(line);
 }
 

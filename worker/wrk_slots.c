@@ -55,8 +55,15 @@ static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
         why = refuse;
     }
     const char *buf = e->msg->payload ? e->msg->payload : "";
-    char dead[200] = "";
-    if (e->msg->err)
+    char dead[400] = "";
+    if (e->msg->err == RD_KAFKA_RESP_ERR__BAD_COMPRESSION && w->record_max)
+        /* librdkafka says "Invalid compressed data" also of a batch that merely expands past
+         * its bound; the sender needs both causes, and to know the batch went whole. */
+        snprintf(dead, sizeof dead, "codeq: worker: the record could not be consumed: %s (its "
+                 "record batch is corrupt or expands beyond receive.message.max.bytes, %zu "
+                 "bytes: each of its records is dead-lettered, without key or value)",
+                 rd_kafka_message_errstr(e->msg), w->record_max);
+    else if (e->msg->err)
         snprintf(dead, sizeof dead, "codeq: worker: the record could not be consumed: %s",
                  rd_kafka_message_errstr(e->msg));
     else if (w->record_max && e->msg->len > w->record_max)

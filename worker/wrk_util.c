@@ -266,6 +266,35 @@ unsigned wrk_c1_at(const unsigned char *s, size_t avail)
     return avail >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? s[1] : 0;
 }
 
+size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t outn)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    size_t i = 0, at = 0;
+    if (!outn) return 0;
+    while (i < n) {
+        char esc[8];
+        size_t k = 1;
+        unsigned c1 = wrk_c1_at(c + i, n - i);
+        if (c1) {
+            snprintf(esc, sizeof esc, "\\u%04x", c1);
+            k = 2;
+        } else if ((c[i] < 0x20 && !(keep_lines && (c[i] == '\n' || c[i] == '\t'))) ||
+                   c[i] == 0x7f) {
+            snprintf(esc, sizeof esc, "\\x%02x", c[i]);
+        } else {
+            esc[0] = (char)c[i];
+            esc[1] = '\0';
+        }
+        size_t len = strlen(esc);
+        if (at + len >= outn) break;
+        memcpy(out + at, esc, len);
+        at += len;
+        i += k;
+    }
+    out[at] = '\0';
+    return i;
+}
+
 void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
 {
     const unsigned char *s = (const unsigned char *)name;

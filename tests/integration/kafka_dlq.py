@@ -26,7 +26,9 @@ worker's log shows no aborted transaction.
   givenup  (a worker of its own, with --http) its dead-letter topic's max.message.bytes
            lowered to 256 after the worker started (above a transaction marker's ~80 bytes:
            Kafka 4.1.2 cannot finish a transaction whose marker a partition refuses, see
-           docs/security-model.md): a record "junk" is refused as a full, a small and a
+           docs/security-model.md): a record "junk" (padded to 300 bytes: the full dead
+           letter is then above the limit whatever the parser's words for it; the minimal
+           one, with its hashes, is anyway) is refused as a full, a small and a
            minimal dead letter, and given up: the audit event dead_letter_refused
            says where the record stays, nothing is on the dead-letter topic, the jobs after it
            are answered, and /metrics counts it in codeq_dead_letters_given_up_total.
@@ -94,7 +96,7 @@ def check_given_up(port):
     lower_dlq_limit(sg.topics["dlq"], 256)
     time.sleep(3)  # the broker's metadata carries the new limit to its partition's log
     p = subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", sg.topics["jobs"], "-k", "k-junk"],
-                       input="junk\n", capture_output=True, text=True, timeout=60)
+                       input="junk" + " " * 300 + "\n", capture_output=True, text=True, timeout=60)
     F.check(p.returncode == 0, f"kcat produce junk: {p.stderr}")
     sg.produce_jobs([{"id": i, "code": "print(1)"} for i in given_ids[2:]])
     ev = []

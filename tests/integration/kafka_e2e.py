@@ -200,7 +200,8 @@ try:
     reread = {i: [(r["status"], r["message"]) for r in all_results if r["id"] == i]
               for i in (twice_id, deep_id)}
     F.check(len(reread[twice_id]) == 1 and reread[twice_id][0][0] == "invalid"
-            and "has a key twice (line 1, column" in reread[twice_id][0][1]
+            and "has a key twice: '\"" in reread[twice_id][0][1]
+            and "(line 1, column" in reread[twice_id][0][1]
             and len(reread[deep_id]) == 1 and reread[deep_id][0][0] == "invalid"
             and "deeper than 2048 levels" in reread[deep_id][0][1],
             f"valid JSON the strict parser refuses: {reread}")

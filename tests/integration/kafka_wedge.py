@@ -304,6 +304,10 @@ try:
                           "-q", "-f", "%h\n"], capture_output=True, text=True, timeout=60).stdout
     F.check(dlq.count("codeq.error=codeq: worker: the record could not be consumed: Decompression") == 4 + MANY,
             f"dead letters of the bombs, the pair and the many: {dlq[:600]!r}")
+    F.check(dlq.count("codeq.key.unavailable=true") == 4 + MANY and "codeq.key.absent" not in dlq
+            and dlq.count("expands beyond receive.message.max.bytes, 34603008 bytes") == 4 + MANY,
+            f"the undecodable records' dead letters: key not said unknown, or the cause not "
+            f"given: {dlq[:600]!r}")
     F.check(dlq.count("codeq.error=codeq: worker: the record expands to 36000") == 1,
             f"dead letter of the gzip record: {dlq[-600:]!r}")
     offsets = [int(x) for x in re.findall(r"codeq\.source\.offset=(\d+)", dlq)]

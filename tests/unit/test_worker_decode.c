@@ -74,7 +74,7 @@ static void test_reread_for_id(void **st)
     /* The last value counts, as Python, JavaScript and Go read it; the id too. */
     assert_int_equal(decode("{\"id\":\"a\",\"id\":\"b\",\"code\":\"x\"}", &j, why), -1);
     assert_string_equal(j.id, "b");
-    if (!strstr(why, "has a key twice (line 1, column 14)")) fail_msg("reason %s", why);
+    if (!strstr(why, "has a key twice: '\"id\"' (line 1, column 14)")) fail_msg("reason %s", why);
     wrk_job_free(&j);
     assert_int_equal(decode("{\"id\":\"d\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
                             "\"metadata\":{\"k\":1,\"k\":2}}", &j, why), -1);
@@ -484,6 +484,73 @@ static void test_id_part_controls(void **st)
     assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x9b", 1), 0);
 }
 
+/* What a record that is no job is told: in words its sender can act on, with the record's own
+ * control characters shown escaped (the reason reaches logs, headers and the audit trail). */
+static void test_not_a_job(void **st)
+{
+    (void)st;
+    wrk_job j;
+    char why[256] = "";
+    assert_int_equal(wrk_job_decode("", 0, &cfg, &j, why, sizeof why), -1);
+    assert_string_equal(why, "job is empty: the record has no value");
+    wrk_job_free(&j);
+    /* valid JSON, but not an object: said so, not "not valid JSON" */
+    expect_fail("\"abc\"", false, "job must be a JSON object");
+    expect_fail("null", false, "job must be a JSON object");
+    expect_fail("42", false, "job must be a JSON object");
+    /* jansson stops at a NUL byte and blames the end of the text */
+    static const char nul[] = "{\"id\":\"a\",\"code\":\"print(1)\"}\0{\"id\":\"b\"}";
+    assert_int_equal(wrk_job_decode(nul, sizeof nul - 1, &cfg, &j, why, sizeof why), -1);
+    if (!strstr(why, "holds a NUL byte (at byte 28;")) fail_msg("%s", why);
+    wrk_job_free(&j);
+    expect_fail("\x1b[31mRED", false, "near '\\x1b'");
+    assert_int_equal(decode("\xc2\x9b" "31m", &j, why), -1);
+    assert_null(strchr(why, '\x1b'));
+    assert_null(strstr(why, "\xc2\x9b"));
+    assert_non_null(strstr(why, "\\u009b"));
+    wrk_job_free(&j);
+}
+
+static void test_escape(void **st)
+{
+    (void)st;
+    char out[64];
+    static const char s[] = "a\x1b[2J\n\t\x7f\xc2\x9b\xc2\xa0\0z";
+    assert_int_equal(wrk_escape(s, sizeof s - 1, false, out, sizeof out), sizeof s - 1);
+    assert_string_equal(out, "a\\x1b[2J\\x0a\\x09\\x7f\\u009b\xc2\xa0\\x00z");
+    assert_int_equal(wrk_escape(s, sizeof s - 1, true, out, sizeof out), sizeof s - 1);
+    assert_string_equal(out, "a\\x1b[2J\n\t\\x7f\\u009b\xc2\xa0\\x00z");
+    /* never cut inside an escape: what does not fit is left for the next call */
+    assert_int_equal(wrk_escape(s, sizeof s - 1, false, out, 5), 1);
+    assert_string_equal(out, "a");
+}
+
+/* The text log shows what a job id or a record put in a message; it writes no control
+ * character to the terminal or file that reads it. */
+static void test_text_log_escapes(void **st)
+{
+    (void)st;
+    char err[128], buf[512] = "";
+    assert_int_equal(wrk_log_setup("text", NULL, err, sizeof err), 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    int saved = dup(STDERR_FILENO);
+    fflush(stderr);
+    dup2(fileno(f), STDERR_FILENO);
+    wrk_log("job %s: ok", "inj\xc2\x9b" "31mX\x1b]0;t\x07");
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    assert_non_null(strstr(buf, "codeq: job inj\\u009b31mX\\x1b]0;t\\x07: ok\n"));
+    for (size_t i = 0; i + 1 < n; i++)
+        if ((unsigned char)buf[i] < 0x20 || wrk_c1_at((const unsigned char *)buf + i, n - i))
+            fail_msg("a control character at byte %zu of the log line: %s", i, buf);
+}
+
 static void test_sha256(void **st)
 {
     (void)st;
@@ -512,6 +579,9 @@ int main(void)
         cmocka_unit_test(test_invalid_keeps_reply_to_and_metadata),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_id_part_controls),
+        cmocka_unit_test(test_not_a_job),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_text_log_escapes),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,14 @@ static void test_dead_letter_of_undecodable_record(void **st)
     assert_string_equal(header(dl, "codeq.source.offset", buf, sizeof buf), "0");
     assert_string_equal(header(dl, "codeq.error", buf, sizeof buf), "job is not valid JSON");
     env_stop(&e, dl);
+    /* librdkafka's error has no key: the record's is not known, not absent */
+    g_record_err = RD_KAFKA_RESP_ERR__BAD_COMPRESSION;
+    dl = round_trip(&e, NULL, 0, "Decompression failed", 20, NULL, 0, WRK_DEAD_FULL);
+    g_record_err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    expect_header(dl, "codeq.key.unavailable", "true");
+    expect_header(dl, "codeq.key.absent", NULL);
+    assert_memory_equal(dl->key, "jobs/0/0", dl->key_len);
+    env_stop(&e, dl);
 }
 
 /* A record without a key: a compacted dead-letter topic refuses a record without one
