@@ -139,7 +139,8 @@ bool wrk_task_sandbox_failed(wrk_task *t, bool *unstarted, const char **why);
 /* The job's id once decoded, else NULL. */
 const char *wrk_task_job_id(const wrk_task *t);
 /* A record the consumer could not hand over (e.g. a batch that fails to decompress): a
- * dead-lettered task with the error as its reason, so its partition moves on. */
+ * dead-lettered task with the error as its reason, so its partition moves on. buf NULL: its
+ * bytes are not known, and its audit event's code_sha256 is null. */
 wrk_task *wrk_task_dead(const wrk_config *c, const char *why, const char *buf, size_t len,
                         const wrk_source *src);
 uint64_t wrk_task_token(const wrk_task *t);

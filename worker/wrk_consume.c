@@ -130,9 +130,19 @@ rd_kafka_error_t *wrk_part_seek(wrk_worker *w, wrk_part *p, int64_t offset, bool
     }
     p->fetch_from = offset;
     rd_kafka_error_t *e = rd_kafka_seek_partitions(w->k, l, 5000);
-    /* The call's error is for the call (a time-out); the partition's own is in the list. */
-    if (!e && l->elems[0].err)
+    if (e && rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+        /* Still queued: the broker thread applies it when it gets to it (one busy with a batch
+         * that fails to decompress, on a loaded machine, took longer). The call raised the
+         * partition's version barrier already, so nothing fetched before the seek is handed
+         * over, and the next fetch starts at offset. */
+        wrk_logx(WRK_LOG_WARN, "seek_slow", NULL,
+                 "worker: seek %s [%d] to %lld: %s; it takes effect when librdkafka gets to it",
+                 p->topic, (int)p->partition, (long long)offset, rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        e = NULL;
+    } else if (!e && l->elems[0].err) { /* the partition's own error, left in the list */
         e = rd_kafka_error_new(l->elems[0].err, "%s", rd_kafka_err2str(l->elems[0].err));
+    }
     rd_kafka_topic_partition_list_destroy(l);
     return e;
 }

@@ -95,6 +95,14 @@ static int fail(char *why, size_t whylen, const char *fmt, const char *arg)
     return -1;
 }
 
+/* fail() quoting a name the job chose: its control characters shown escaped. */
+static int fail_name(char *why, size_t whylen, const char *fmt, const char *name)
+{
+    char esc[256];
+    wrk_escape(name, strlen(name), false, esc, sizeof esc);
+    return fail(why, whylen, fmt, esc);
+}
+
 /* The field of l named `name`, or NULL. Shared with the operator's --limit-* flags. */
 uint32_t *wrk_limit_field(sbx_limits *l, const char *name)
 {
@@ -142,7 +150,7 @@ static int decode_limits(json_t *lim, const wrk_config *c, sbx_limits *out, char
     json_t *v;
     json_object_foreach(lim, key, v) {
         uint32_t *field = wrk_limit_field(out, key);
-        if (!field) return fail(why, whylen, "unknown limit '%s'", key);
+        if (!field) return fail_name(why, whylen, "unknown limit '%s'", key);
         int rc = limit_value(v, field);
         if (rc < 0) return fail(why, whylen, "limits.%s must be a positive integer", key);
         if (rc > 0) {
@@ -211,7 +219,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     json_object_foreach(root, key, v) {
         const char *const *f = job_fields;
         while (*f && strcmp(*f, key) != 0) f++;
-        if (!*f) return fail(why, whylen, "unknown field '%s'", key);
+        if (!*f) return fail_name(why, whylen, "unknown field '%s'", key);
     }
     json_t *code = json_object_get(root, "code");
     if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
@@ -332,6 +340,7 @@ static const char *reread_reason(enum json_error_code code)
 static void not_json(const char *buf, size_t len, const json_error_t *e, char *why, size_t whylen)
 {
     const char *nul = memchr(buf, '\0', len);
+    if (nul && e->position < nul - buf) nul = NULL; /* jansson failed before it */
     char text[sizeof e->text * 2];
     wrk_escape(e->text, strlen(e->text), false, text, sizeof text);
     if (nul)

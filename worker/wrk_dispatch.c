@@ -194,10 +194,12 @@ static wrk_task *task_new(const wrk_config *c, const wrk_source *src)
     return t;
 }
 
+/* buf NULL: the record's bytes are not known (it could not be decoded): no hash, rather than
+ * one of something else. */
 static void dead_letter(wrk_task *t, const char *buf, size_t len)
 {
-    char sha[65];
-    wrk_sha256_hex(buf, len, sha);
+    char sha[65] = "";
+    if (buf) wrk_sha256_hex(buf, len, sha);
     t->dead = true;
     json_t *e = wrk_audit_event("dead_lettered", NULL, t->c->worker_id, sha, &t->src);
     json_object_set_new(e, "reason", wrk_json_text(t->why));

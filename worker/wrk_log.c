@@ -64,7 +64,9 @@ static void emit_json(wrk_log_level level, const char *event, const wrk_log_ctx 
         json_object_set_new(o, "partition", json_integer(ctx->partition));
         if (ctx->offset >= 0) json_object_set_new(o, "offset", json_integer(ctx->offset));
     }
-    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* ASCII only: a job id or a message may hold C1 controls (U+009B is CSI to some
+     * terminals) or U+2028, which jansson writes as they are otherwise. */
+    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     json_decref(o);
     if (line) emit(line);
     else emit("{\"level\":\"error\",\"event\":\"log\",\"message\":\"codeq: log: out of memory\"}");
@@ -85,7 +87,7 @@ void wrk_logv(wrk_log_level level, const char *event, const wrk_log_ctx *ctx, co
     }
     /* A message can quote what a record or a job holds (an id, a parse error): its control
      * characters are shown, not written to the terminal or file that reads the log. */
-    char esc[sizeof msg * 2], line[sizeof esc + 64];
+    char esc[sizeof msg * 4], line[sizeof esc + 64]; /* \xNN: four bytes for one */
     wrk_escape(msg, strlen(msg), false, esc, sizeof esc);
     /* errors built elsewhere already start with "codeq: " */
     snprintf(line, sizeof line, "%s %s%s", ts, strncmp(esc, "codeq: ", 7) ? "codeq: " : "", esc);

@@ -19,7 +19,8 @@
  * probe unanswered for probe_ms counts as one past the batch (were it inside, the batch's
  * error would have come at once: the batch is committed data). A seek that fails leaves the
  * fetch where it cannot be known, and a record could be skipped: the worker stops (fatal),
- * and the next owner goes on from what was committed. Only errors that say a record cannot be
+ * and the next owner goes on from what was committed (one that is only slow is not a failure:
+ * wrk_part_seek). Only errors that say a record cannot be
  * decoded are taken; others (authorization, ...) say nothing of the record at their offset. */
 #include <stdio.h>
 #include <stdlib.h>

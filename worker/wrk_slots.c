@@ -71,7 +71,8 @@ static void start_one(wrk_worker *w, wrk_part *p, wrk_entry *e)
          * lz4 or snappy record past it arrives whole. Refused as a zstd one is, unparsed. */
         snprintf(dead, sizeof dead, "codeq: worker: the record expands to %zu bytes, beyond "
                  "receive.message.max.bytes (%zu)", e->msg->len, w->record_max);
-    e->task = dead[0] ? wrk_task_dead(w->c, dead, buf, e->msg->len, &src)
+    /* librdkafka's error text is the payload of a record it could not decode, not the record */
+    e->task = dead[0] ? wrk_task_dead(w->c, dead, e->msg->err ? NULL : buf, e->msg->len, &src)
                       : wrk_task_start(w->c, buf, e->msg->len, &src, why);
     if (!e->task) {
         wrk_worker_fatal(w, "codeq: worker: out of memory starting a job");

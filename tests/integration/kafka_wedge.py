@@ -208,6 +208,10 @@ def check_handover():
             f"handover: the transactional batch: {len(offsets)} dead letters, "
             f"{len(want - set(offsets))} missing (the first {sorted(want - set(offsets))[:3]}), "
             f"after {time.monotonic() - t2:.0f} s")
+    dead = [e for e in sh.read("audit") if e.get("event") == "dead_lettered"]
+    F.check(len(dead) == len(want) and all(e.get("code_sha256") is None for e in dead),
+            f"handover: {len(dead)} dead_lettered events for {len(want)} records, hashes "
+            f"{sorted({e.get('code_sha256') for e in dead}, key=str)[:3]} (none is known)")
     F.check(sh.stop("h2") == 0, "handover: h2 did not stop cleanly")
     print(f"{NAME}: handover: h1 killed past offset {seen}, h2 went on from "
           f"{first.group(1) if first else None}, {len(offsets)} dead letters", flush=True)

@@ -504,6 +504,16 @@ static void test_not_a_job(void **st)
     if (!strstr(why, "holds a NUL byte (at byte 28;")) fail_msg("%s", why);
     wrk_job_free(&j);
     expect_fail("\x1b[31mRED", false, "near '\\x1b'");
+    /* a NUL after what the parser stopped at is not the reason */
+    static const char early[] = "{\"id\": x}\0zz";
+    assert_int_equal(wrk_job_decode(early, sizeof early - 1, &cfg, &j, why, sizeof why), -1);
+    if (strstr(why, "NUL") || !strstr(why, "invalid token")) fail_msg("%s", why);
+    wrk_job_free(&j);
+    /* a name the job chose, quoted in its answer */
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"\\u001b]0;t\\u0007\":1}", true,
+                "unknown field '\\x1b]0;t\\x07'");
+    expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"\\u009b2J\":1}}", true,
+                "unknown limit '\\u009b2J'");
     assert_int_equal(decode("\xc2\x9b" "31m", &j, why), -1);
     assert_null(strchr(why, '\x1b'));
     assert_null(strstr(why, "\xc2\x9b"));
@@ -525,30 +535,44 @@ static void test_escape(void **st)
     assert_string_equal(out, "a");
 }
 
-/* The text log shows what a job id or a record put in a message; it writes no control
- * character to the terminal or file that reads it. */
-static void test_text_log_escapes(void **st)
+/* One wrk_log line in the given format, as it reaches stderr; its length. */
+static size_t log_line(const char *format, const char *id, char *buf, size_t n)
 {
-    (void)st;
-    char err[128], buf[512] = "";
-    assert_int_equal(wrk_log_setup("text", NULL, err, sizeof err), 0);
+    char err[128];
+    assert_int_equal(wrk_log_setup(format, NULL, err, sizeof err), 0);
     FILE *f = tmpfile();
     assert_non_null(f);
     int saved = dup(STDERR_FILENO);
     fflush(stderr);
     dup2(fileno(f), STDERR_FILENO);
-    wrk_log("job %s: ok", "inj\xc2\x9b" "31mX\x1b]0;t\x07");
+    wrk_log("job %s: ok", id);
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
     rewind(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    size_t len = fread(buf, 1, n - 1, f);
     fclose(f);
-    buf[n] = '\0';
+    buf[len] = '\0';
+    return len;
+}
+
+/* The log shows what a job id or a record put in a message; it writes no control character
+ * to the terminal or file that reads it. */
+static void test_log_escapes(void **st)
+{
+    (void)st;
+    char buf[512];
+    size_t n = log_line("text", "inj\xc2\x9b" "31mX\x1b]0;t\x07", buf, sizeof buf);
     assert_non_null(strstr(buf, "codeq: job inj\\u009b31mX\\x1b]0;t\\x07: ok\n"));
     for (size_t i = 0; i + 1 < n; i++)
         if ((unsigned char)buf[i] < 0x20 || wrk_c1_at((const unsigned char *)buf + i, n - i))
             fail_msg("a control character at byte %zu of the log line: %s", i, buf);
+    /* the JSON log: ASCII only, C1 and U+2028 escaped as JSON escapes them */
+    n = log_line("json", "inj\xc2\x9b" "31m\xe2\x80\xa8\xc3\xa9", buf, sizeof buf);
+    if (!strstr(buf, "job inj\\u009B31m\\u2028\\u00E9: ok")) fail_msg("%s", buf);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)buf[i] >= 0x80) fail_msg("a byte 0x%02x in the JSON log: %s",
+                                                    (unsigned char)buf[i], buf);
 }
 
 static void test_sha256(void **st)
@@ -581,7 +605,7 @@ int main(void)
         cmocka_unit_test(test_id_part_controls),
         cmocka_unit_test(test_not_a_job),
         cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_text_log_escapes),
+        cmocka_unit_test(test_log_escapes),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

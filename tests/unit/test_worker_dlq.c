@@ -233,6 +233,31 @@ static void test_minimal_dead_letter(void **st)
     env_stop(&e, dl);
 }
 
+/* A record the consumer could not decode: its bytes are not known, so its audit event has no
+ * hash (it had librdkafka's error text's, shared by every record of such a batch). */
+static void test_undecodable_has_no_hash(void **st)
+{
+    (void)st;
+    wrk_config c;
+    wrk_config_default(&c);
+    c.worker_id = "w-test";
+    wrk_source src = {"jobs", 0, 7};
+    wrk_task *t = wrk_task_dead(&c, "codeq: worker: the record could not be consumed: x", NULL,
+                                40, &src);
+    wrk_outcome *o = wrk_task_finish(t);
+    json_t *ev = json_array_get(o->audit, 0);
+    assert_string_equal(json_string_value(json_object_get(ev, "event")), "dead_lettered");
+    assert_true(json_is_null(json_object_get(ev, "code_sha256")));
+    wrk_task_free(t);
+    t = wrk_task_dead(&c, "job is not valid JSON", "garbage", 7, &src);
+    o = wrk_task_finish(t);
+    char sha[65];
+    wrk_sha256_hex("garbage", 7, sha);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(o->audit, 0), "code_sha256")), sha);
+    wrk_task_free(t);
+}
+
 /* The steps a refused dead letter takes: cut small (refused as too large), minimal, given up:
  * its audit event then says nothing was dead-lettered and where the record stays. */
 static void test_refused_dead_letter_steps(void **st)
@@ -443,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_dead_letter_refused_cut_small),
         cmocka_unit_test(test_dead_letter_without_key),
         cmocka_unit_test(test_minimal_dead_letter),
+        cmocka_unit_test(test_undecodable_has_no_hash),
         cmocka_unit_test(test_refused_dead_letter_steps),
         cmocka_unit_test(test_whose_refusal),
         cmocka_unit_test(test_warm_topics_known_before_first_record),
