@@ -69,6 +69,10 @@ static rd_kafka_t *new_consumer(wrk_worker *w, char *err, size_t errlen)
         {"receive.message.max.bytes", "34603008"},
         {"queued.min.messages", "100"},
         {"fetch.wait.max.ms", "100"},           /* a job queue wants latency, not batches */
+        /* Where a partition ends: the position then moves past transaction markers and
+         * aborted records (wrk_part_at_end), which no record reports, and a probe past a
+         * batch that cannot be decoded learns it overshot at once (wrk_lost.c). */
+        {"enable.partition.eof", "true"},
         /* A batch that fails to decompress is stepped through by fetches (wrk_lost.c), each
          * after this back-off: about 2 log2(n) of them for n records. Lower costs the broker a
          * request per partition that often while one keeps failing. */
@@ -166,9 +170,12 @@ static void take(wrk_worker *w, rd_kafka_message_t *m)
     }
     if (wrk_lost_take(w, p, m)) return;
     if (m->err) {
-        if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            if (p) wrk_part_at_end(p, m->offset);
+        } else {
             wrk_logx(WRK_LOG_WARN, "consume_error", NULL,
                      "worker: consume: %s", rd_kafka_message_errstr(m));
+        }
         rd_kafka_message_destroy(m);
         return;
     }
@@ -345,7 +352,8 @@ static void shut_down(wrk_worker *w)
     wrk_slots_service(w, 0); /* what finished meanwhile is answered, even with no grace left */
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
         wrk_slots_service(w, 50);
-        rd_kafka_consumer_poll(w->k, 0);
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 0); /* serves the group only */
+        if (m) rd_kafka_message_destroy(m); /* not taken: the next owner runs it */
     }
     for (size_t i = 0; i < w->nparts; i++) wrk_slots_abandon(w, w->parts[i]);
     wrk_stop_step("the final commit");

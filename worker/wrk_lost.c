@@ -15,8 +15,9 @@
  * many records per step as the partition has room for entries, and never a probe past the end
  * of the partition that librdkafka last saw (an out-of-range fetch would reset the offset).
  * That end is the high watermark, not the last stable offset: a probe at a transaction's
- * commit marker, or past an open transaction of a submitter's, gets no answer at all, so a
- * probe unanswered for probe_ms counts as one past the batch (were it inside, the batch's
+ * commit marker gets the partition's end (PARTITION_EOF) instead of a record, also past the
+ * batch; one past an open transaction of a submitter's gets no answer at all, so a probe
+ * unanswered for probe_ms counts as one past the batch too (were it inside, the batch's
  * error would have come at once: the batch is committed data). A seek that fails leaves the
  * fetch where it cannot be known, and a record could be skipped: the worker stops (fatal),
  * and the next owner goes on from what was committed (one that is only slow is not a failure:
@@ -160,7 +161,7 @@ void wrk_lost_tick(wrk_worker *w)
 bool wrk_lost_take(wrk_worker *w, wrk_part *p, rd_kafka_message_t *m)
 {
     if (!p || m->offset < 0) return false;
-    if (!m->err) {
+    if (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) { /* a record, or the end */
         if (!probing(p)) {
             if (p->lost_hi >= 0) forget(p); /* the batch is behind us */
             return false;

@@ -127,6 +127,18 @@ wrk_entry *wrk_part_consumed(wrk_part *p, rd_kafka_message_t *m, bool *skipped)
     return e;
 }
 
+bool wrk_part_at_end(wrk_part *p, int64_t end)
+{
+    /* nothing taken or committed, the fetch set at the partition's start: no record below end */
+    if (p->next < 0 && p->watermark < 0 && p->fetch_from >= 0 && end > p->fetch_from)
+        p->watermark = p->next = p->fetch_from;
+    /* fetch_from -1 with a known position: librdkafka's own start (auto.offset.reset), at or
+     * below the first record taken */
+    if (p->next < 0 || end <= p->next || p->fetch_from > p->next) return false;
+    p->next = end;
+    return true;
+}
+
 static bool finished(wrk_estate s)
 {
     return s == WRK_E_DONE || s == WRK_E_COMMITTING || s == WRK_E_COMMITTED;

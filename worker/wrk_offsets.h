@@ -104,6 +104,14 @@ wrk_entry *wrk_part_entry(wrk_part *p, int64_t offset);
 /* Records a consumed message; returns its entry, or NULL if it is already committed (the
  * caller skips it) or the partition is full. Takes ownership of m unless NULL is returned. */
 wrk_entry *wrk_part_consumed(wrk_part *p, rd_kafka_message_t *m, bool *skipped);
+/* The fetch reached the partition's end at `end` (librdkafka's PARTITION_EOF, every record
+ * below it handed over). Whatever lies between the last record consumed and `end` is no job
+ * (transaction markers, records of aborted transactions), so the position moves past it, as a
+ * Java consumer's does: the next commit carries it, and the group's lag reads 0 at rest.
+ * Only when the fetch was set at or below the position (not while it probes ahead, wrk_lost.c)
+ * and the position is known: a record was taken, an offset committed, or the fetch set at the
+ * partition's start (wrk_rebalance.c). Returns whether it moved. */
+bool wrk_part_at_end(wrk_part *p, int64_t end);
 /* The offset to commit if every DONE entry were committed (the watermark after commit). */
 int64_t wrk_part_commit_offset(const wrk_part *p);
 /* Writes the metadata for a commit at wrk_part_commit_offset() promising `lease`; returns its

@@ -131,6 +131,7 @@ static void take_over(wrk_worker *w, rd_kafka_topic_partition_list_t *l)
             if (p) add_part(w, p);
             /* where our view starts: committed, or unknown until the first record */
             l->elems[i].offset = start_offset(w, t, earliest, deadline);
+            if (p && t->offset < 0) p->fetch_from = l->elems[i].offset; /* the start we set */
         }
         log_parts("assigned", l);
     }

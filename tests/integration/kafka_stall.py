@@ -8,11 +8,20 @@
            group (as one that silently dropped out), so nobody holds the partitions while jobs
            wait. The idle watch must notice (no partitions for 30 s, records waiting, the
            group's committed offsets still), say so and rejoin the group.
-In both, every job must then be answered exactly once by that same worker process."""
+In both, every job must then be answered exactly once by that same worker process.
+  marker   no hook: jobs submitted in a transaction of a submitter's, then an aborted one, so
+           each partition ends in records that are no job (commit and abort markers, aborted
+           records); one partition holds nothing else. Once the workers have answered the
+           jobs and sat idle past both watches' 30 s, they must have reported neither, and the
+           group's committed offsets must be the partitions' ends (a lag of 0, as KEDA reads
+           it), not the offset of a marker. Three workers share its two partitions, so one
+           holds none and the idle watch looks at the group's lag too."""
+import json
 import os
 import pathlib
 import sys
 import time
+import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from codeq_test import Failures  # noqa: E402
@@ -22,35 +31,93 @@ NAME = "stall"
 F = Failures()
 kt.require_broker(NAME)
 CASES = {"stall": ("CODEQ_TEST_HIDDEN_PAUSE", "stalled:"),
-         "dropout": ("CODEQ_TEST_NO_SUBSCRIBE", '"event":"group_stuck"')}
+         "dropout": ("CODEQ_TEST_NO_SUBSCRIBE", '"event":"group_stuck"'),
+         "marker": (None, None)}
+IDLE_S = 45  # past STALL_MS and IDLE_MS (30 s) and a check of each (5 s)
+
+
+def produce_in_transactions(s, ids):
+    """ids in one committed transaction on partition 0, then records of an aborted one on both:
+    partition 1 holds nothing but the aborted transaction (no record, nothing committed)."""
+    from confluent_kafka import Producer
+    pp = Producer({"bootstrap.servers": kt.BROKERS,
+                   "transactional.id": f"stall-submitter-{uuid.uuid4().hex[:8]}"})
+    pp.init_transactions(30)
+    for commit in (True, False):
+        pp.begin_transaction()
+        for n, i in enumerate(ids if commit else [f"aborted-{k}" for k in range(4)]):
+            pp.produce(s.topics["jobs"], key=i, partition=0 if commit else n % 2,
+                       value=json.dumps({"id": i, "code": f"print('{i}')"}))
+        pp.flush(30)
+        (pp.commit_transaction if commit else pp.abort_transaction)(30)
+
+
+def lag(s):
+    """Per partition: the end (read_committed) minus the group's committed offset."""
+    from confluent_kafka import Consumer, TopicPartition
+    c = Consumer({"bootstrap.servers": kt.BROKERS, "group.id": s.group,
+                  "isolation.level": "read_committed", "enable.auto.commit": False})
+    try:
+        tps = [TopicPartition(s.topics["jobs"], i) for i in range(2)]
+        return [c.get_watermark_offsets(tp, timeout=10)[1] - tp.offset
+                for tp in c.committed(tps, timeout=10)]
+    finally:
+        c.close()
+
+
 setups, workers, ids = {}, {}, {}
 try:
     for case, (hook, _) in CASES.items():
         s = setups[case] = kt.Setup(f"{NAME}-{case}", 2)
-        os.environ[hook] = "1"
+        if hook:
+            os.environ[hook] = "1"
         workers[case] = s.start("w1", "--slots", "2")
-        del os.environ[hook]
+        if not hook:
+            s.start("w2", "--slots", "1")
+            s.start("w3", "--slots", "1")
+        if hook:
+            del os.environ[hook]
         ids[case] = [f"{case}-{i}" for i in range(10)]
-        s.produce_jobs([{"id": i, "code": f"print('{i}')"} for i in ids[case]])
+        if case == "marker":
+            produce_in_transactions(s, ids[case])
+        else:
+            s.produce_jobs([{"id": i, "code": f"print('{i}')"} for i in ids[case]])
     t0 = time.monotonic()
     got = {case: set() for case in CASES}
-    while time.monotonic() - t0 < 120 and any(len(got[c]) < len(ids[c]) for c in CASES):
+    done = {}
+    while time.monotonic() - t0 < 180 and (len(done) < len(CASES) or
+                                           time.monotonic() - done["marker"] < IDLE_S):
         time.sleep(1)
         for c in CASES:
+            if c in done:
+                continue
             got[c] = {r["id"] for r in setups[c].read("results")} & set(ids[c])
+            if len(got[c]) == len(ids[c]):
+                done[c] = time.monotonic()
     took = time.monotonic() - t0
     for case, (_, said) in CASES.items():
         s, w = setups[case], workers[case]
-        log = (s.logdir / "w1.log").read_text(errors="replace")
-        print(f"{NAME}: {case}: {len(got[case])} of {len(ids[case])} answered after {took:.0f} s; "
-              f"{log.count(said)} reports of it", flush=True)
-        F.check(said in log, f"{case}: the worker never reported it ({said})")
+        log = "".join((s.logdir / f"{x}.log").read_text(errors="replace") for x in s.workers)
+        if said:
+            print(f"{NAME}: {case}: {len(got[case])} of {len(ids[case])} answered after "
+                  f"{took:.0f} s; {log.count(said)} reports of it", flush=True)
+            F.check(said in log, f"{case}: the worker never reported it ({said})")
+        else:
+            false = ["stalled:", '"event":"group_stuck"']
+            behind = lag(s)
+            print(f"{NAME}: {case}: {len(got[case])} of {len(ids[case])} answered; idle "
+                  f"{time.monotonic() - done.get(case, t0):.0f} s after; lag {behind}", flush=True)
+            F.check(time.monotonic() - done.get(case, t0) >= IDLE_S,
+                    f"{case}: idle for less than {IDLE_S} s: the watches were not given the time")
+            F.check(not any(x in log for x in false), f"{case}: a watch fired on markers alone")
+            F.check(behind == [0, 0], f"{case}: the group's lag is {behind}, not 0 at rest")
         F.check(len(got[case]) == len(ids[case]),
                 f"{case}: {len(ids[case]) - len(got[case])} jobs unanswered after {took:.0f} s")
         lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"), ids[case])
         F.check(not lost and not dup and not bad, f"{case}: lost {lost} dup {dup} audit {bad}")
         F.check(w.poll() is None, f"{case}: the worker exited ({w.returncode})")
-        F.check(s.stop("w1") == 0, f"{case}: w1 did not stop cleanly")
+        for x in s.workers:
+            F.check(s.stop(x) == 0, f"{case}: {x} did not stop cleanly")
 finally:
     for s in setups.values():
         s.kill_all()

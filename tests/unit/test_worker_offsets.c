@@ -95,6 +95,51 @@ static void test_commit_in_flight_and_abort(void **st)
     wrk_part_free(p);
 }
 
+/* Jobs 10-12, then a commit marker (13): at the end (14) the position moves past the marker,
+ * a commit carries 14 once the jobs are finished, and an idle partition has one commit to
+ * make. Never while a job is unfinished below it, past where the fetch was set, or with no
+ * position known (no record taken, nothing committed, the fetch left to librdkafka). */
+static void test_end_past_markers(void **st)
+{
+    (void)st;
+    char md[512];
+    bool sk;
+    wrk_part *p = wrk_part_new("t", 0, 10, NULL, 0);
+    for (int64_t off = 10; off <= 12; off++) consume(p, off, &sk)->state = WRK_E_DONE;
+    wrk_part_entry(p, 11)->state = WRK_E_RUNNING;
+    assert_false(wrk_part_at_end(p, 13)); /* the end at the position: nothing to move */
+    assert_true(wrk_part_at_end(p, 14));
+    assert_int_equal(p->next, 14);
+    assert_int_equal(wrk_part_commit_offset(p), 11); /* 11 still runs */
+    wrk_part_entry(p, 11)->state = WRK_E_DONE;
+    assert_int_equal(commit(p, true, md, sizeof md), 14);
+    assert_int_equal(p->watermark, 14);
+    assert_false(wrk_part_has_work(p)); /* the lease went 64 past 14 with it */
+    assert_false(wrk_part_at_end(p, 14)); /* the same end again: no commit */
+    assert_false(wrk_part_has_work(p));
+    assert_true(wrk_part_at_end(p, 16)); /* a later transaction aborted (14, 15): one commit */
+    assert_true(wrk_part_has_work(p));
+    assert_int_equal(commit(p, true, md, sizeof md), 16);
+    p->fetch_from = 30; /* probing ahead (wrk_lost.c): the end says nothing of 16-29 */
+    assert_false(wrk_part_at_end(p, 40));
+    assert_int_equal(p->next, 16);
+    wrk_part_free(p);
+    p = wrk_part_new("t", 0, -1, NULL, 0); /* nothing committed, nothing consumed */
+    assert_false(wrk_part_at_end(p, 5));
+    assert_int_equal(p->next, -1);
+    consume(p, 3, &sk)->state = WRK_E_DONE; /* the fetch librdkafka started (earliest) */
+    assert_true(wrk_part_at_end(p, 5));
+    assert_int_equal(commit(p, true, md, sizeof md), 5);
+    wrk_part_free(p);
+    p = wrk_part_new("t", 0, -1, NULL, 0); /* nothing committed, the fetch set at the start */
+    p->fetch_from = 7;
+    assert_false(wrk_part_at_end(p, 7)); /* an empty partition */
+    assert_int_equal(p->next, -1);
+    assert_true(wrk_part_at_end(p, 9)); /* only an aborted transaction: 7, 8 */
+    assert_int_equal(commit(p, true, md, sizeof md), 9);
+    wrk_part_free(p);
+}
+
 /* A job starts at once only below this owner's committed lease; none starts on a hand-over. */
 static void test_lease(void **st)
 {
@@ -212,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_out_of_order_completion),
         cmocka_unit_test(test_commit_in_flight_and_abort),
         cmocka_unit_test(test_lease),
+        cmocka_unit_test(test_end_past_markers),
         cmocka_unit_test(test_careful_after_a_crash),
         cmocka_unit_test(test_new_owner_skips_finished),
         cmocka_unit_test(test_unknown_start_and_garbage_metadata),
