@@ -333,6 +333,35 @@ static const char *reread_reason(enum json_error_code code)
     }
 }
 
+/* How far back from jansson's error a key given twice is looked for, and how much of it the
+ * reason shows. */
+#define DUP_KEY_SCAN 1024
+#define DUP_KEY_SHOW 80
+
+/* The key a strict read found twice, as its sender wrote it, quoted and escaped into out:
+ * jansson names it only up to 20 characters, but stops just past its closing quote. The key is
+ * the longest JSON string that ends there (one that started before its opening quote would
+ * hold that quote unescaped). False when it is not found within DUP_KEY_SCAN bytes. */
+static bool duplicate_key(const char *buf, size_t len, size_t end, char *out, size_t outn)
+{
+    if (end < 2 || end > len || buf[end - 1] != '"') return false;
+    size_t from = end > DUP_KEY_SCAN ? end - DUP_KEY_SCAN : 0, at = end;
+    for (size_t i = end - 1; i-- > from;) {
+        if (buf[i] != '"') continue;
+        json_t *k = json_loadb(buf + i, end - i, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        if (json_is_string(k)) at = i;
+        json_decref(k);
+    }
+    if (at == end) return false;
+    size_t n = end - at, shown = n > DUP_KEY_SHOW ? DUP_KEY_SHOW : n;
+    while (shown < n && ((unsigned char)buf[at + shown] & 0xc0) == 0x80) shown--; /* whole UTF-8 */
+    size_t k = snprintf(out, outn, "'");
+    wrk_escape(buf + at, shown, false, out + k, outn - k);
+    k += strlen(out + k);
+    snprintf(out + k, outn - k, "%s'", shown < n ? "..." : "");
+    return true;
+}
+
 /* Why a record is not JSON, in words its sender can act on. jansson reads a NUL byte as the
  * end of the text ("end of file expected near end of file"), and quotes the text near its
  * error as it is: the record's own control characters are shown escaped, since the reason goes
@@ -387,12 +416,11 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
          * metadata may be where the re-read changed the text, so it is not echoed. */
         if (decode_reply_to(json_object_get(root, "reply_to"), c, job, why, whylen) < 0)
             return -1;
-        /* jansson names the key given twice ("... near '"id"'"): the sender needs which */
-        const char *near = json_error_code(&jerr) == json_error_duplicate_key
-                               ? strstr(jerr.text, "near ") : NULL;
-        char key[sizeof jerr.text * 2] = "";
-        if (near) wrk_escape(near + 5, strlen(near + 5), false, key, sizeof key);
-        snprintf(why, whylen, "%s%s%s (line %d, column %d)", reread, near ? ": " : "", key,
+        /* the sender needs to know which key it gave twice */
+        char key[DUP_KEY_SHOW * 4 + 8] = "";
+        bool named = json_error_code(&jerr) == json_error_duplicate_key && jerr.position > 0 &&
+                     duplicate_key(buf, len, (size_t)jerr.position, key, sizeof key);
+        snprintf(why, whylen, "%s%s%s (line %d, column %d)", reread, named ? ": " : "", key,
                  jerr.line, jerr.column);
         return -1;
     }

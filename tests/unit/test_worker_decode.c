@@ -76,6 +76,29 @@ static void test_reread_for_id(void **st)
     assert_string_equal(j.id, "b");
     if (!strstr(why, "has a key twice: '\"id\"' (line 1, column 14)")) fail_msg("reason %s", why);
     wrk_job_free(&j);
+    /* Named however long (jansson quotes 20 characters at most), escaped quotes and all, cut
+     * at 80 bytes on a character's boundary, its control characters shown escaped. */
+    assert_int_equal(decode("{\"id\":\"a\",\"code\":\"x\",\"metadata\":{"
+                            "\"a \\\"quoted\\\" key of more than twenty\":1,"
+                            "\"a \\\"quoted\\\" key of more than twenty\" :2}}", &j, why), -1);
+    if (!strstr(why, "twice: '\"a \\\"quoted\\\" key of more than twenty\"' (line 1,"))
+        fail_msg("reason %s", why);
+    wrk_job_free(&j);
+    char key[128] = "\"", rec[400];
+    memset(key + 1, 'k', 78);
+    strcpy(key + 79, "\xc3\xa9\\u001bend\""); /* an e-acute across the cut at byte 80 */
+    snprintf(rec, sizeof rec, "{\"id\":\"c\",\"code\":\"x\",\"metadata\":{%s:1,%s:2}}", key, key);
+    assert_int_equal(decode(rec, &j, why), -1);
+    key[79] = '\0';
+    char want[160];
+    snprintf(want, sizeof want, "twice: '%s...' (line 1, column", key);
+    if (!strstr(why, want)) fail_msg("reason %s", why);
+    wrk_job_free(&j);
+    /* DEL and C1 characters are valid in a JSON string as they are: shown escaped */
+    assert_int_equal(decode("{\"id\":\"e\",\"code\":\"x\",\"\xc2\x9b" "2J\x7f\":1,"
+                            "\"\xc2\x9b" "2J\x7f\":2}", &j, why), -1);
+    if (!strstr(why, "twice: '\"\\u009b2J\\x7f\"'")) fail_msg("reason %s", why);
+    wrk_job_free(&j);
     assert_int_equal(decode("{\"id\":\"d\",\"code\":\"x\",\"reply_to\":\"codeq.reply.a\","
                             "\"metadata\":{\"k\":1,\"k\":2}}", &j, why), -1);
     assert_string_equal(j.id, "d");
