@@ -1,7 +1,9 @@
 /* codeq broker: a zero-setup development broker, librdkafka's mock cluster on 127.0.0.1 with
  * codeq's topics pre-created (the mock has no CreateTopics and consumers do not auto-create).
  * For development only: everything is in memory, transactional offsets are not persisted and
- * read_committed is not emulated; tests of delivery guarantees use a real Kafka broker.
+ * read_committed is not emulated; tests of delivery guarantees use a real Kafka broker. It
+ * answers no DescribeConfigs: workers and `codeq submit` see that its controller is none of its
+ * brokers and use the producer's message.max.bytes (wrk_kafka.c).
  *
  * The 2.0.2 mock listens on an ephemeral port. --port adds a fixed bootstrap address: a relay
  * that forwards bootstrap connections to the mock. Clients then learn the mock's own address

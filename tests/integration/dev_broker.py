@@ -1,0 +1,63 @@
+"""The development broker (`codeq broker`, librdkafka's mock cluster) as the README's quick
+start uses it: a worker and `codeq submit` against it, no real broker needed.
+
+The mock cluster names as its controller a broker it does not have and answers no
+DescribeConfigs, which librdkafka sends to the controller: the worker's read of its topics'
+max.message.bytes waited out its 10 s timeout at every start, and `codeq submit`'s read of the
+jobs topic's 5 s, and a timed-out read was not even reported. Both must now see at once that no
+answer can come, say so, and go on with the producer's limit; a job must be answered.
+Timings are printed, not asserted (bench/ holds speed claims); every wait is bounded."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
+
+NAME = "dev_broker"
+NOTE = "names as its controller none of its brokers"
+F = Failures()
+tmp = pathlib.Path(tempfile.mkdtemp(prefix="codeq-dev-broker-"))
+broker = worker = None
+try:
+    broker = subprocess.Popen([BIN, "broker"], stdout=subprocess.PIPE,
+                              stderr=open(tmp / "broker.log", "w"), text=True)
+    bootstrap = broker.stdout.readline().strip()
+    F.check(bootstrap.startswith("127.0.0.1:"), f"no bootstrap address from codeq broker: {bootstrap!r}")
+    log = tmp / "worker.log"
+    t0 = time.monotonic()
+    worker = subprocess.Popen([BIN, "worker", "-b", bootstrap, "-g", "dev", "--worker-id", "d1",
+                               *WORKER_ISOLATION_ARGS], stdout=open(log, "w"),
+                              stderr=subprocess.STDOUT)
+    started = None
+    while time.monotonic() - t0 < 60 and worker.poll() is None:
+        if '"event":"worker_started"' in log.read_text(errors="replace"):
+            started = time.monotonic() - t0
+            break
+        time.sleep(0.05)
+    F.check(started is not None, f"the worker did not start within 60 s (exit {worker.poll()})")
+    text = log.read_text(errors="replace")
+    F.check(NOTE in text, "the worker did not say why it could not read its topics' configuration")
+    prog = tmp / "answer.py"
+    prog.write_text("print(41 + 1)\n")
+    t1 = time.monotonic()
+    p = subprocess.run([BIN, "submit", "-b", bootstrap, "--timeout", "60", str(prog)],
+                       capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - t1
+    results = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    F.check(p.returncode == 0 and len(results) == 1, f"submit exit {p.returncode}: {p.stderr[-400:]}")
+    F.check(results and results[0]["status"] == "ok" and results[0]["stdout"] == "42\n",
+            f"the job's result: {results}")
+    print(f"{NAME}: worker started in {started or 0:.2f} s; submit answered in {took:.2f} s",
+          flush=True)
+    worker.terminate()
+    F.check(worker.wait(timeout=60) == 0, "the worker did not stop cleanly")
+finally:
+    for proc in (worker, broker):
+        if proc and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+F.finish(NAME)
