@@ -335,30 +335,35 @@ static const char *reread_reason(enum json_error_code code)
 
 /* How far back from jansson's error a key given twice is looked for, and how much of it the
  * reason shows. */
-#define DUP_KEY_SCAN 1024
+#define DUP_KEY_SCAN 65536
 #define DUP_KEY_SHOW 80
 
 /* The key a strict read found twice, as its sender wrote it, quoted and escaped into out:
- * jansson names it only up to 20 characters, but stops just past its closing quote. The key is
- * the longest JSON string that ends there (one that started before its opening quote would
- * hold that quote unescaped). False when it is not found within DUP_KEY_SCAN bytes. */
+ * jansson names it only up to 20 characters, but stops just past its closing quote. Inside the
+ * key every quote is escaped (an odd run of backslashes before it); its opening quote follows
+ * '{', ',' or blanks. So the key starts at the first quote back with an even run (none) before
+ * it, and one parse confirms it. False when not found within DUP_KEY_SCAN bytes. */
 static bool duplicate_key(const char *buf, size_t len, size_t end, char *out, size_t outn)
 {
     if (end < 2 || end > len || buf[end - 1] != '"') return false;
     size_t from = end > DUP_KEY_SCAN ? end - DUP_KEY_SCAN : 0, at = end;
-    for (size_t i = end - 1; i-- > from;) {
+    for (size_t i = end - 1; i-- > from && at == end;) {
         if (buf[i] != '"') continue;
-        json_t *k = json_loadb(buf + i, end - i, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-        if (json_is_string(k)) at = i;
-        json_decref(k);
+        size_t run = 0;
+        while (run < i && buf[i - 1 - run] == '\\') run++;
+        if (run % 2 == 0) at = i;
     }
-    if (at == end) return false;
+    json_t *k = at < end ? json_loadb(buf + at, end - at, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL)
+                         : NULL;
+    bool ok = json_is_string(k);
+    json_decref(k);
+    if (!ok) return false;
     size_t n = end - at, shown = n > DUP_KEY_SHOW ? DUP_KEY_SHOW : n;
     while (shown < n && ((unsigned char)buf[at + shown] & 0xc0) == 0x80) shown--; /* whole UTF-8 */
-    size_t k = snprintf(out, outn, "'");
-    wrk_escape(buf + at, shown, false, out + k, outn - k);
-    k += strlen(out + k);
-    snprintf(out + k, outn - k, "%s'", shown < n ? "..." : "");
+    size_t k0 = (size_t)snprintf(out, outn, "'");
+    wrk_escape(buf + at, shown, false, out + k0, outn - k0);
+    k0 += strlen(out + k0);
+    snprintf(out + k0, outn - k0, "%s'", shown < n ? "..." : "");
     return true;
 }
 

@@ -164,6 +164,12 @@ static rd_kafka_t *admin_handle(const wrk_kafka_opts *o, char *err, size_t errle
     char kerr[256];
     rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
     if (!conf) return NULL;
+    /* its metadata requests name topics it only asks about (a producer's default would have a
+     * broker that auto-creates topics create them) */
+    if (wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, errlen) < 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
     if (!rk) snprintf(err, errlen, "codeq: kafka: rd_kafka_new: %s", kerr);
     return rk;
@@ -211,34 +217,46 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char 
     return rc;
 }
 
-/* The cluster's controller, -1 when none of its brokers is: librdkafka sends DescribeConfigs
- * to the controller, and its mock cluster (`codeq broker`) names controller 0 while its brokers
- * are 1..n, so the request waited out its whole timeout: 10 s of every worker's start, 5 s of
- * every `codeq submit`. A controller not known yet (-2) is left to the request to wait for. */
-static int32_t controller(rd_kafka_t *rk, int wait_ms)
+/* Whether the cluster's controller is one of its brokers, asked in one metadata request for
+ * `topic` (the broker list comes with any). librdkafka sends DescribeConfigs to the controller,
+ * and its mock cluster (`codeq broker`) names controller 0 while its brokers are 1..n, so the
+ * request waited out its whole timeout: 10 s of every worker's start, 5 s of every `codeq
+ * submit`. True when it cannot be told (no answer in time, no controller named): the request
+ * then waits, as before. *id: the controller that response named. */
+static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, int32_t *id)
 {
-    int32_t id = rd_kafka_controllerid(rk, wait_ms);
     const rd_kafka_metadata_t *md = NULL;
-    if (id < 0 || rd_kafka_metadata(rk, 0, NULL, &md, wait_ms)) return -2;
-    bool listed = false;
-    for (int i = 0; i < md->broker_cnt; i++) listed |= md->brokers[i].id == id;
-    rd_kafka_metadata_destroy(md);
-    return listed ? id : -1;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
+    bool listed = true;
+    *id = -1;
+    if (t && !rd_kafka_metadata(rk, 0, t, &md, wait_ms)) {
+        *id = rd_kafka_controllerid(rk, 0); /* updated from that response before it returned */
+        listed = *id < 0;
+        for (int i = 0; i < md->broker_cnt; i++) listed |= md->brokers[i].id == *id;
+    }
+    if (md) rd_kafka_metadata_destroy(md);
+    if (t) rd_kafka_topic_destroy(t);
+    return listed;
 }
 
 /* Reads the configurations of up to 8 topics in one DescribeConfigs (through rk, waiting
- * about wait_ms) and hands each entry that has a value to visit; what went wrong, if anything,
- * in note. */
+ * about wait_ms in all) and hands each entry that has a value to visit; what went wrong, if
+ * anything, in note. */
 typedef void config_visit(const char *name, const char *value, void *arg);
 static void describe_topics(rd_kafka_t *rk, const char *const *topics, int n, int wait_ms,
                             config_visit *visit, void *arg, char *note, size_t notelen)
 {
     char kerr[256];
-    if (controller(rk, wait_ms) == -1) {
-        snprintf(note, notelen, "topic configurations not read (the cluster names as its "
-                 "controller none of its brokers, as librdkafka's mock cluster does)");
+    int32_t id;
+    uint64_t deadline = wrk_now_ms() + (uint64_t)wait_ms;
+    if (!controller_listed(rk, topics[0], wait_ms, &id)) {
+        snprintf(note, notelen, "topic configurations not read (the cluster names broker %d as "
+                 "its controller, which is none of its brokers: librdkafka's mock cluster, "
+                 "`codeq broker`, does so)", (int)id);
         return;
     }
+    uint64_t now = wrk_now_ms();
+    wait_ms = now < deadline ? (int)(deadline - now) : 1;
     rd_kafka_ConfigResource_t *res[8];
     n = n > 8 ? 8 : n;
     for (int i = 0; i < n; i++) res[i] = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topics[i]);

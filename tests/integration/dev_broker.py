@@ -18,7 +18,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
 
 NAME = "dev_broker"
-NOTE = "names as its controller none of its brokers"
+NOTE = "which is none of its brokers"
 F = Failures()
 tmp = pathlib.Path(tempfile.mkdtemp(prefix="codeq-dev-broker-"))
 broker = worker = None

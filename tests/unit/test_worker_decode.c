@@ -94,6 +94,15 @@ static void test_reread_for_id(void **st)
     snprintf(want, sizeof want, "twice: '%s...' (line 1, column", key);
     if (!strstr(why, want)) fail_msg("reason %s", why);
     wrk_job_free(&j);
+    /* an escaped quote far into a long key is inside it, not its start */
+    static char big[2600];
+    char lk[1200] = "\"";
+    memset(lk + 1, 'A', 1100);
+    strcpy(lk + 1101, "\\\"id\"");
+    snprintf(big, sizeof big, "{\"id\":\"f\",\"code\":\"x\",\"metadata\":{%s:1,%s:2}}", lk, lk);
+    assert_int_equal(decode(big, &j, why), -1);
+    if (!strstr(why, "twice: '\"AAAAAAAAAA") || strstr(why, "'\"id\"'")) fail_msg("reason %s", why);
+    wrk_job_free(&j);
     /* DEL and C1 characters are valid in a JSON string as they are: shown escaped */
     assert_int_equal(decode("{\"id\":\"e\",\"code\":\"x\",\"\xc2\x9b" "2J\x7f\":1,"
                             "\"\xc2\x9b" "2J\x7f\":2}", &j, why), -1);
