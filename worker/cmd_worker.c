@@ -208,11 +208,12 @@ static int number(int opt, const char *arg, wrk_config *c)
  * stderr and artifacts together are too large. */
 static int fit_limits(wrk_config *c)
 {
-    char note[300], err[300];
+    char note[300], err[640];
     size_t budget;
-    if (wrk_kafka_record_budget(&c->kafka, &budget, note, sizeof note, err, sizeof err) < 0) {
-        wrk_logx(WRK_LOG_ERROR, "config_error", NULL, "%s", err);
-        return -1;
+    int rc = wrk_kafka_record_budget(&c->kafka, &budget, note, sizeof note, err, sizeof err);
+    if (rc < 0) {
+        wrk_logx(WRK_LOG_ERROR, rc == -2 ? "start_failed" : "config_error", NULL, "%s", err);
+        return rc;
     }
     if (note[0])
         wrk_logx(WRK_LOG_WARN, "record_budget", NULL,
@@ -436,7 +437,8 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
-    if (fit_limits(&c) < 0) return 2;
+    int fit = fit_limits(&c);
+    if (fit < 0) return fit == -2 ? 1 : 2; /* a missing topic: it cannot start; a bad setting */
     wrk_config_finish(&c);
     /* One zygote per slot starts now and comes up while the validator, the self-check (which
      * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that

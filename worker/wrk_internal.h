@@ -109,7 +109,8 @@ int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t 
 /* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and
  * the results, audit and dead-letter topics' max.message.bytes (DescribeConfigs), the least,
  * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot
- * be read is said in note (the producer's figure is used); -1 with err if none fits. */
+ * be read is said in note (the producer's figure is used); -1 with err if none fits, -2 with
+ * err if the cluster says one of those topics does not exist. */
 enum { WRK_RECORD_DEFAULT_MAX = 1000000, WRK_RECORD_OVERHEAD = 2048 };
 /* The smallest record a worker starts with: an audit event's fixed part (a job id of up to
  * 1 KiB, the worker's id, the source topic, hashes and times, the chain) must fit one, cut as

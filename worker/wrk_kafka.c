@@ -243,9 +243,15 @@ static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, in
  * about wait_ms in all) and hands each entry that has a value to visit; what went wrong, if
  * anything, in note. */
 typedef void config_visit(const char *name, const char *value, void *arg);
+typedef struct {
+    char *note, *missing; /* what went wrong; the first topic the cluster says it has not */
+    size_t notelen, missinglen;
+} describe_out;
 static void describe_topics(rd_kafka_t *rk, const char *const *topics, int n, int wait_ms,
-                            config_visit *visit, void *arg, char *note, size_t notelen)
+                            config_visit *visit, void *arg, const describe_out *out)
 {
+    char *note = out->note;
+    size_t notelen = out->notelen;
     char kerr[256];
     int32_t id;
     uint64_t deadline = wrk_now_ms() + (uint64_t)wait_ms;
@@ -273,9 +279,12 @@ static void describe_topics(rd_kafka_t *rk, const char *const *topics, int n, in
     size_t cnt = 0;
     const rd_kafka_ConfigResource_t **rr = r ? rd_kafka_DescribeConfigs_result_resources(r, &cnt) : NULL;
     for (size_t i = 0; i < cnt; i++) {
-        if (rd_kafka_ConfigResource_error(rr[i])) {
+        rd_kafka_resp_err_t re = rd_kafka_ConfigResource_error(rr[i]);
+        if (re) {
             snprintf(note, notelen, "topic %s: %s", rd_kafka_ConfigResource_name(rr[i]),
                      rd_kafka_ConfigResource_error_string(rr[i]));
+            if (re == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && out->missing && !out->missing[0])
+                snprintf(out->missing, out->missinglen, "%s", rd_kafka_ConfigResource_name(rr[i]));
             continue;
         }
         size_t ne = 0;
@@ -322,7 +331,8 @@ void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
 {
     char note[300];
     *out = (wrk_topic_limits){0, false, -1, -1};
-    describe_topics(rk, &topic, 1, wait_ms, topic_limit, out, note, sizeof note);
+    describe_topics(rk, &topic, 1, wait_ms, topic_limit, out,
+                    &(describe_out){note, NULL, sizeof note, 0});
 }
 
 size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic)
@@ -331,7 +341,8 @@ size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic)
     size_t least = 0;
     rd_kafka_t *rk = admin_handle(o, err, sizeof err);
     if (!rk) return 0;
-    describe_topics(rk, &topic, 1, 5000, least_max_message, &least, note, sizeof note);
+    describe_topics(rk, &topic, 1, 5000, least_max_message, &least,
+                    &(describe_out){note, NULL, sizeof note, 0});
     rd_kafka_destroy(rk);
     return least;
 }
@@ -349,8 +360,16 @@ int wrk_kafka_record_budget(const wrk_kafka_opts *o, size_t *budget, char *note,
         producer = strtoull(v, NULL, 10);
     const char *const topics[] = {o->results_topic, o->audit_topic, o->dlq_topic};
     size_t topic = 0;
-    describe_topics(rk, topics, 3, 10000, least_max_message, &topic, note, notelen);
+    char missing[256] = "";
+    describe_topics(rk, topics, 3, 10000, least_max_message, &topic,
+                    &(describe_out){note, missing, notelen, sizeof missing});
     rd_kafka_destroy(rk);
+    if (missing[0]) { /* every job's records would be refused: each commit aborts, for good */
+        snprintf(err, errlen, "codeq: kafka: topic %s does not exist on the cluster; create the "
+                 "worker's topics with `codeq topics` (or name the right ones: --results-topic, "
+                 "--audit-topic, --dlq-topic)", missing);
+        return -2;
+    }
     size_t least = topic && topic < producer ? topic : producer;
     if (least < WRK_RECORD_MIN) {
         snprintf(err, errlen, "codeq: kafka: records of at most %zu bytes (message.max.bytes / "

@@ -269,6 +269,13 @@ try:
             and not created, f"submit to a misspelt jobs topic: rc {p.returncode} "
             f"{p.stderr[-300:]!r}, topic created: {created}")
 
+    # A worker whose results topic does not exist does not start (exit 1, naming it): it would
+    # run jobs whose every commit aborts on the missing topic, every 200 ms, for good.
+    p = run(["worker", "-b", BROKERS, "-g", f"e2e-nores-{sfx}", "--worker-id", "nores",
+             *TOPIC_ARGS, "--results-topic", T["results"] + "-none"], timeout=120)
+    F.check(p.returncode == 1 and f'topic {T["results"]}-none does not exist' in p.stderr + p.stdout,
+            f"worker with a missing results topic: rc {p.returncode} {(p.stderr + p.stdout)[-300:]!r}")
+
     # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
     ages = []
     for _ in range(3):
