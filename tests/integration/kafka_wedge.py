@@ -145,7 +145,11 @@ def produce_many(topic, n=MANY, transactional=False):
     fetch held the partition for minutes (MANY x ~0.11 s), past this test's bound.
     transactional: in one transaction of a submitter's, whose commit marker follows the batch."""
     from confluent_kafka import Producer
-    conf = {"bootstrap.servers": kt.BROKERS, "compression.type": "zstd", "linger.ms": 1000,
+    # One batch, however slowly the records are handed over: linger far past the loop (flush
+    # and commit send it; below message.timeout.ms, which a transactional producer caps at its
+    # transaction timeout, 60 s). With 1 s, a loaded CI machine split the batch and its last 27
+    # records, a batch of their own that decodes, ran as jobs.
+    conf = {"bootstrap.servers": kt.BROKERS, "compression.type": "zstd", "linger.ms": 20000,
             "batch.size": 100000000, "message.max.bytes": 250000000}
     if transactional:
         conf["transactional.id"] = f"wedge-submitter-{uuid.uuid4().hex[:8]}"
