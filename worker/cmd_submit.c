@@ -1,7 +1,10 @@
 /* codeq submit: produce one job per file and wait for each result by id.
  * The results consumer is assigned at the end of every results partition BEFORE the jobs are
  * produced, so no result can slip past it and no consumer group or commit is involved.
- * Results are read with read_committed, as every codeq reader should. */
+ * With --reply-to it reads the reply topic and the results topic both: a worker answers a
+ * job there that it may not answer on its reply_to (a topic it may not write, a result too
+ * large for it). Results are read with read_committed, as every codeq reader should. The
+ * whole command, Kafka's set-up included, ends within its --timeout. */
 #include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,9 +22,12 @@ static const char submit_help[] =
     "at the timeout or Kafka failed, 2 on a bad option or a file that cannot be sent (one\n"
     "that cannot be read, or is not UTF-8 text): then no job is sent.\n\n"
     CLI_KAFKA_HELP
-    "  -t, --timeout S           seconds to wait for all results (default 60)\n"
+    "  -t, --timeout S           seconds the whole command may take, results included\n"
+    "                            (default 60)\n"
     "      --stdin FILE          standard input for every job\n"
-    "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic\n"
+    "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic (an\n"
+    "                            existing topic the worker may write; a result the worker\n"
+    "                            answers on the results topic instead is read there)\n"
     "  -h, --help                this help\n";
 
 typedef struct {
@@ -30,6 +36,16 @@ typedef struct {
     int n, missing;
 } pending;
 
+static uint64_t deadline; /* the --timeout's end */
+
+/* Milliseconds one Kafka call may wait: up to cap, never past the deadline. */
+static int wait_ms(int cap)
+{
+    uint64_t now = wrk_now_ms();
+    uint64_t left = now < deadline ? deadline - now : 1;
+    return left < (uint64_t)cap ? (int)left : cap;
+}
+
 /* A topic created a moment ago may not have a leader yet: retry what the broker says is
  * transient, for up to 15 s. */
 static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int32_t p,
@@ -37,37 +53,79 @@ static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int3
 {
     int64_t lo;
     rd_kafka_resp_err_t e;
-    uint64_t deadline = wrk_now_ms() + 15000;
-    while ((e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, hi, 5000)) &&
+    uint64_t until = wrk_now_ms() + (uint64_t)wait_ms(15000);
+    while ((e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, hi, wait_ms(5000))) &&
            (e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
             e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
             e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR__TRANSPORT) &&
-           wrk_now_ms() < deadline)
+           wrk_now_ms() < until)
         usleep(200 * 1000);
     return e;
 }
 
 /* The topic's metadata, or NULL with why: a topic that does not exist is refused here, not
  * created by the first produce on a broker that creates topics on use (a misspelt
- * --jobs-topic would get a topic no worker reads, and the job no answer). */
+ * --jobs-topic would get a topic no worker reads, and the job no answer). A reply topic is the
+ * client's to create: no worker creates one. */
 static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what,
                                                  const char *topic, char *err, size_t errlen)
 {
     const rd_kafka_metadata_t *md = NULL;
     rd_kafka_topic_t *t = rd_kafka_topic_new(k, topic, NULL);
-    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(k, 0, t, &md, 10000) : rd_kafka_last_error();
+    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(k, 0, t, &md, wait_ms(10000))
+                              : rd_kafka_last_error();
     if (t) rd_kafka_topic_destroy(t);
     if (!e && md->topic_cnt == 1 && !md->topics[0].err) return md;
+    bool unknown = !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic,
              rd_kafka_err2str(e ? e : md->topics[0].err),
-             !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
-                 ? " (codeq topics creates codeq's topics)" : "");
+             !unknown ? ""
+             : strcmp(what, "reply topic") == 0
+                 ? " (create it first, e.g. kafka-topics.sh --create --topic NAME; the worker "
+                   "answers on topics starting with its --reply-topic-prefix, codeq.reply. by "
+                   "default)"
+                 : " (codeq topics creates codeq's topics)");
     if (md) rd_kafka_metadata_destroy(md);
     return NULL;
 }
 
-static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *what, const char *topic,
-                                  char *err, size_t errlen)
+/* Adds the end of every partition of `topic` to l. */
+static int add_ends(rd_kafka_t *k, const char *what, const char *topic,
+                    rd_kafka_topic_partition_list_t *l, char *err, size_t errlen)
+{
+    const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, err, errlen);
+    if (!md) return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < md->topics[0].partition_cnt; i++) {
+        int64_t hi;
+        int32_t p = md->topics[0].partitions[i].id;
+        rd_kafka_resp_err_t e = watermark_high(k, topic, p, &hi);
+        if (e) {
+            snprintf(err, errlen, "codeq: submit: offsets of %s [%d]: %s", topic, p,
+                     rd_kafka_err2str(e));
+            rc = -1;
+        } else {
+            rd_kafka_topic_partition_list_add(l, topic, p)->offset = hi;
+        }
+    }
+    rd_kafka_metadata_destroy(md);
+    return rc;
+}
+
+/* With --reply-to, the results topic is read too where it can be: a client kept from reading
+ * it (its reply topic is its own) is told what it may miss, and goes on. */
+static bool also_results(rd_kafka_t *k, const wrk_kafka_opts *o,
+                         rd_kafka_topic_partition_list_t *l)
+{
+    char err[512];
+    if (add_ends(k, "results topic", o->results_topic, l, err, sizeof err) < 0)
+        fprintf(stderr, "%s; an answer the worker gives there instead of the reply topic (a "
+                "reply_to it may not write) will not be seen\n", err);
+    return true;
+}
+
+static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *reply_to, char *err,
+                                  size_t errlen)
 {
     char kerr[256];
     rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
@@ -80,35 +138,18 @@ static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *what, con
         snprintf(err, errlen, "codeq: submit: consumer: %s", kerr);
         return NULL;
     }
-    rd_kafka_resp_err_t e;
-    const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, err, errlen);
-    if (!md) goto fail;
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
-    for (int i = 0; i < md->topics[0].partition_cnt; i++) {
-        int64_t hi;
-        int32_t p = md->topics[0].partitions[i].id;
-        e = watermark_high(k, topic, p, &hi);
-        if (e) {
-            snprintf(err, errlen, "codeq: submit: offsets of %s [%d]: %s", topic, p,
-                     rd_kafka_err2str(e));
-            rd_kafka_topic_partition_list_destroy(l);
-            goto fail;
-        }
-        rd_kafka_topic_partition_list_add(l, topic, p)->offset = hi;
-    }
-    e = rd_kafka_assign(k, l);
-    rd_kafka_topic_partition_list_destroy(l);
-    rd_kafka_metadata_destroy(md);
-    if (e) {
-        snprintf(err, errlen, "codeq: submit: assign %s: %s", topic, rd_kafka_err2str(e));
+    rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+    if ((reply_to && add_ends(k, "reply topic", reply_to, l, err, errlen) < 0) ||
+        (!reply_to && add_ends(k, "results topic", o->results_topic, l, err, errlen) < 0) ||
+        (reply_to && !also_results(k, o, l)) || (e = rd_kafka_assign(k, l))) {
+        if (e) snprintf(err, errlen, "codeq: submit: assign: %s", rd_kafka_err2str(e));
+        rd_kafka_topic_partition_list_destroy(l);
         rd_kafka_destroy(k);
         return NULL;
     }
+    rd_kafka_topic_partition_list_destroy(l);
     return k;
-fail:
-    if (md) rd_kafka_metadata_destroy(md);
-    rd_kafka_destroy(k);
-    return NULL;
 }
 
 static char *new_id(const char *path)
@@ -214,7 +255,7 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, p
             d.outstanding++;
         }
     }
-    if (rc == 0 && wrk_publish_wait(p, &d, 30000, err, sizeof err) < 0) {
+    if (rc == 0 && wrk_publish_wait(p, &d, wait_ms(30000), err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         rc = -1;
     }
@@ -225,9 +266,8 @@ fail:
     return -1;
 }
 
-static void collect(rd_kafka_t *k, pending *pd, int timeout_s)
+static void collect(rd_kafka_t *k, pending *pd)
 {
-    uint64_t deadline = wrk_now_ms() + (uint64_t)timeout_s * 1000;
     while (pd->missing > 0 && wrk_now_ms() < deadline) {
         rd_kafka_message_t *m = rd_kafka_consumer_poll(k, 200);
         if (!m) continue;
@@ -313,19 +353,19 @@ int cmd_submit(int argc, char **argv)
     for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i], max));
     rd_kafka_t *k = NULL;
     int rc = 1;
+    deadline = wrk_now_ms() + (uint64_t)timeout * 1000;
     if (!pd.ids || !pd.seen || !codes) {
         fprintf(stderr, "codeq: submit: out of memory\n");
     } else if (unread) {
         fprintf(stderr, "codeq: submit: %d of %d files could not be sent as jobs; nothing was sent\n",
                 unread, pd.n);
         rc = 2;
-    } else if (!(k = results_reader(&o, reply_to ? "reply topic" : "results topic",
-                                     reply_to ? reply_to : o.results_topic, err, sizeof err))) {
+    } else if (!(k = results_reader(&o, reply_to, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
     } else if (produce_jobs(&o, argv + optind, codes, &pd, jin, jreply) == 0) {
-        fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %u s\n", pd.n,
-                o.jobs_topic, timeout);
-        collect(k, &pd, (int)timeout);
+        fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %.1f s\n", pd.n,
+                o.jobs_topic, (double)wait_ms(INT32_MAX) / 1000);
+        collect(k, &pd);
         for (int i = 0; i < pd.n; i++)
             if (!pd.seen[i]) fprintf(stderr, "codeq: submit: %s: no result\n", pd.ids[i]);
         rc = pd.missing ? 1 : 0;

@@ -6,7 +6,10 @@
 
 static const char topics_help[] =
     "usage: codeq topics [OPTIONS]\n\n"
-    "Create the jobs, results, audit and dead-letter topics if they do not exist.\n\n"
+    "Create those of the jobs, results, audit and dead-letter topics the cluster does not\n"
+    "have. A topic it has is left as it is (its partitions and settings are not changed) and\n"
+    "said on stderr. Exit 0 when all four exist, 1 if the cluster did not answer or refused\n"
+    "one (a setting it does not take is named), 2 on a bad option.\n\n"
     CLI_KAFKA_HELP
     "  -p, --partitions N        partitions per topic (default 4)\n"
     "  -c, --config NAME=VALUE   topic configuration for the topics created, repeatable\n"
@@ -24,6 +27,7 @@ int cmd_topics(int argc, char **argv)
     };
     wrk_kafka_opts o;
     unsigned parts = 4;
+    bool parts_given = false;
     const char *cfg[16][2];
     int ncfg = 0;
     char err[512];
@@ -35,6 +39,7 @@ int cmd_topics(int argc, char **argv)
         if (k > 0) continue;
         if (opt == 'p') {
             if (cli_uint("partitions", optarg, &parts) < 0) return 2;
+            parts_given = true;
         } else if (opt == 'c') {
             char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg || ncfg == 16) {
@@ -52,8 +57,9 @@ int cmd_topics(int argc, char **argv)
             return 2;
         }
     }
-    if (wrk_kafka_create_topics(&o, (int)parts, (const char *const(*)[2])cfg, ncfg, err,
-                                sizeof err) < 0) {
+    wrk_topic_request req = {.partitions = (int)parts, .partitions_given = parts_given,
+                             .cfg = (const char *const(*)[2])cfg, .ncfg = ncfg};
+    if (wrk_kafka_create_topics(&o, &req, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

@@ -133,10 +133,16 @@ typedef struct {
 size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic);
 void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
                             wrk_topic_limits *out);
-/* Creates codeq's topics (jobs, results, audit, dead-letter) when missing. */
-/* cfg: n topic configuration entries {name, value} (e.g. max.message.bytes) for new topics. */
-int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char *const (*cfg)[2],
-                            int ncfg, char *err, size_t errlen);
+/* Creates those of codeq's topics (jobs, results, audit, dead-letter) the cluster lacks, with
+ * req's partitions and settings; those it has are left as they are and said on stderr. */
+typedef struct {
+    int partitions;
+    bool partitions_given;      /* --partitions was asked for, not the default */
+    const char *const (*cfg)[2]; /* ncfg topic settings {name, value} for the new topics */
+    int ncfg;
+} wrk_topic_request;
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, const wrk_topic_request *req, char *err,
+                            size_t errlen);
 
 /* Fit (wrk_fit.c): shrinks result r until it encodes in at most max bytes (0: no bound):
  * output cut and flagged truncated, artifacts dropped (artifacts_truncated), findings cut

@@ -120,20 +120,19 @@ static int create_result(rd_kafka_event_t *ev, char *err, size_t errlen)
     const rd_kafka_CreateTopics_result_t *res = rd_kafka_event_CreateTopics_result(ev);
     /* A request that failed as a whole (no broker reached in the timeout) is a result with no
      * topics in it and the error on the event: not a success with nothing to report. */
-    if (res && rd_kafka_event_error(ev)) {
-        snprintf(err, errlen, "codeq: kafka: CreateTopics: %s", rd_kafka_event_error_string(ev));
-        return -1;
-    }
-    if (!res) {
-        snprintf(err, errlen, "codeq: kafka: CreateTopics: %s", rd_kafka_event_error_string(ev));
+    if (!res || rd_kafka_event_error(ev)) {
+        snprintf(err, errlen, "codeq: topics: CreateTopics: %s", rd_kafka_event_error_string(ev));
         return -1;
     }
     const rd_kafka_topic_result_t **tr = rd_kafka_CreateTopics_result_topics(res, &n);
     for (size_t i = 0; i < n; i++) {
         rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
+        /* the broker's own words name a refused setting ("Unknown topic config name: x") */
+        const char *why = rd_kafka_topic_result_error_string(tr[i]);
         if (e && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-            snprintf(err, errlen, "codeq: kafka: create topic %s: %s",
-                     rd_kafka_topic_result_name(tr[i]), rd_kafka_err2str(e));
+            snprintf(err, errlen, "codeq: topics: create %s: %s%s%s",
+                     rd_kafka_topic_result_name(tr[i]), rd_kafka_err2str(e), why ? ": " : "",
+                     why ? why : "");
             return -1;
         }
     }
@@ -175,44 +174,114 @@ static rd_kafka_t *admin_handle(const wrk_kafka_opts *o, char *err, size_t errle
     return rk;
 }
 
-int wrk_kafka_create_topics(const wrk_kafka_opts *o, int partitions, const char *const (*cfg)[2],
-                            int ncfg, char *err, size_t errlen)
+static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, int32_t *id);
+
+/* How many partitions `topic` has: 0 when the cluster says it has no such topic, -1 with err
+ * when the cluster did not answer in wait_ms. */
+static int topic_partitions(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *topic,
+                            int wait_ms, char *err, size_t errlen)
+{
+    const rd_kafka_metadata_t *md = NULL;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
+    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(rk, 0, t, &md, wait_ms) : rd_kafka_last_error();
+    if (t) rd_kafka_topic_destroy(t);
+    int n = -1;
+    if (e)
+        snprintf(err, errlen, "codeq: topics: the cluster at %s did not answer: %s (waited up "
+                 "to %d s)", o->brokers, rd_kafka_err2str(e), wait_ms / 1000);
+    else if (md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+        n = 0;
+    else if (md->topics[0].err)
+        snprintf(err, errlen, "codeq: topics: %s: %s", topic, rd_kafka_err2str(md->topics[0].err));
+    else
+        n = md->topics[0].partition_cnt;
+    if (md) rd_kafka_metadata_destroy(md);
+    return n;
+}
+
+/* Those of names[] the cluster lacks, into missing[] (their count); each it has is said on
+ * stderr, with what of the request it did not get: a topic's partitions and settings are the
+ * operator's to change (kafka-topics.sh --alter), never changed here behind their back. */
+static int find_missing(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *const *names,
+                        const wrk_topic_request *req, const char **missing, char *err,
+                        size_t errlen)
+{
+    int nmissing = 0;
+    for (int i = 0; i < 4; i++) {
+        int have = topic_partitions(rk, o, names[i], 10000, err, errlen);
+        if (have < 0) return -1;
+        if (have == 0) {
+            missing[nmissing++] = names[i];
+            continue;
+        }
+        char asked[96] = "";
+        if (req->partitions_given && have != req->partitions)
+            snprintf(asked, sizeof asked, "; not changed to %d partitions", req->partitions);
+        if (req->ncfg)
+            snprintf(asked + strlen(asked), sizeof asked - strlen(asked),
+                     "; --config not applied to it");
+        fprintf(stderr, "codeq: topics: %s exists with %d partitions: left as it is%s\n",
+                names[i], have, asked);
+    }
+    return nmissing;
+}
+
+/* librdkafka sends CreateTopics to the controller, which the mock cluster names but does not
+ * have (see controller_listed): the request would wait 30 s and fail without saying why. */
+static int check_controller(rd_kafka_t *rk, const char *topic, char *err, size_t errlen)
+{
+    int32_t id;
+    if (controller_listed(rk, topic, 10000, &id)) return 0;
+    snprintf(err, errlen, "codeq: topics: cannot create %s: the cluster names broker %d as its "
+             "controller, which is none of its brokers (the development broker, `codeq broker`, "
+             "makes its topics when it starts: give it the names there)", topic, (int)id);
+    return -1;
+}
+
+static int create_missing(rd_kafka_t *rk, const char **missing, int n,
+                          const wrk_topic_request *req, char *err, size_t errlen)
 {
     char kerr[256];
-    const char *names[] = {o->jobs_topic, o->results_topic, o->audit_topic, o->dlq_topic};
     rd_kafka_NewTopic_t *nt[4];
-    rd_kafka_t *rk = admin_handle(o, err, errlen);
-    if (!rk) return -1;
-    for (int i = 0; i < 4; i++) {
-        nt[i] = rd_kafka_NewTopic_new(names[i], partitions, -1, NULL, 0);
-        for (int j = 0; j < ncfg; j++)
-            if (rd_kafka_NewTopic_set_config(nt[i], cfg[j][0], cfg[j][1])) {
-                snprintf(err, errlen, "codeq: kafka: topic config %s=%s refused", cfg[j][0],
-                         cfg[j][1]);
-                rd_kafka_NewTopic_destroy_array(nt, (size_t)i + 1);
-                rd_kafka_destroy(rk);
-                return -1;
-            }
+    for (int i = 0; i < n; i++) {
+        nt[i] = rd_kafka_NewTopic_new(missing[i], req->partitions, -1, NULL, 0);
+        for (int j = 0; j < req->ncfg; j++)
+            rd_kafka_NewTopic_set_config(nt[i], req->cfg[j][0], req->cfg[j][1]);
     }
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_AdminOptions_t *ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
     rd_kafka_AdminOptions_set_request_timeout(ao, 30000, kerr, sizeof kerr);
-    rd_kafka_CreateTopics(rk, nt, 4, ao, q);
+    rd_kafka_CreateTopics(rk, nt, (size_t)n, ao, q);
     rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 35000);
     int rc = ev ? create_result(ev, err, errlen) : -1;
-    if (!ev) snprintf(err, errlen, "codeq: kafka: CreateTopics on %s: no answer in 35 s", o->brokers);
+    if (!ev) snprintf(err, errlen, "codeq: topics: CreateTopics: no answer in 35 s");
+    if (ev) rd_kafka_event_destroy(ev);
+    rd_kafka_AdminOptions_destroy(ao);
+    rd_kafka_NewTopic_destroy_array(nt, (size_t)n);
+    rd_kafka_queue_destroy(q);
+    return rc;
+}
+
+int wrk_kafka_create_topics(const wrk_kafka_opts *o, const wrk_topic_request *req, char *err,
+                            size_t errlen)
+{
+    const char *names[] = {o->jobs_topic, o->results_topic, o->audit_topic, o->dlq_topic};
+    const char *missing[4];
+    rd_kafka_t *rk = admin_handle(o, err, errlen);
+    if (!rk) return -1;
+    int n = find_missing(rk, o, names, req, missing, err, errlen);
+    int rc = n < 0 ? -1 : 0;
+    if (n > 0 && (check_controller(rk, missing[0], err, errlen) < 0 ||
+                  create_missing(rk, missing, n, req, err, errlen) < 0))
+        rc = -1;
     uint64_t deadline = wrk_now_ms() + 30000;
     while (rc == 0 && !topics_ready(rk, names, 4)) {
         if (wrk_now_ms() > deadline) {
-            snprintf(err, errlen, "codeq: kafka: topics created but without leaders after 30 s");
+            snprintf(err, errlen, "codeq: topics: topics created but without leaders after 30 s");
             rc = -1;
         }
         usleep(200 * 1000);
     }
-    if (ev) rd_kafka_event_destroy(ev);
-    rd_kafka_AdminOptions_destroy(ao);
-    rd_kafka_NewTopic_destroy_array(nt, 4);
-    rd_kafka_queue_destroy(q);
     rd_kafka_destroy(rk);
     return rc;
 }

@@ -86,6 +86,19 @@ def stop(proc, name, grace=30):
 p = run(["topics", "-b", BROKERS, "--partitions", "4", *TOPIC_ARGS], timeout=60)
 if not F.check(p.returncode == 0, f"codeq topics: {p.stderr}"):
     F.finish("kafka_e2e")
+# Run again, asking what the topics do not have: they are left as they are, and that is said
+# (it used to exit 0 in silence); a setting the broker refuses is named in its words (it used
+# to be "Broker: Configuration is invalid" alone), and the topic is not made.
+p = run(["topics", "-b", BROKERS, "--partitions", "8", *TOPIC_ARGS], timeout=60)
+F.check(p.returncode == 0 and p.stderr.count("exists with 4 partitions: left as it is; not "
+                                              "changed to 8 partitions") == 4,
+        f"codeq topics again with --partitions 8: rc {p.returncode} {p.stderr!r}")
+bad_cfg = T["jobs"] + "-cfg"
+p = run(["topics", "-b", BROKERS, *TOPIC_ARGS, "--jobs-topic", bad_cfg, "-c",
+         "max.mesage.bytes=5"], timeout=60)
+F.check(p.returncode == 1 and f"create {bad_cfg}" in p.stderr and "max.mesage.bytes" in p.stderr
+        and "--config not applied" in p.stderr,
+        f"codeq topics with a setting the broker refuses: rc {p.returncode} {p.stderr!r}")
 
 workers = {n: start_worker(n) for n in ("w1", "w2")}
 
@@ -269,6 +282,25 @@ try:
             and not created, f"submit to a misspelt jobs topic: rc {p.returncode} "
             f"{p.stderr[-300:]!r}, topic created: {created}")
 
+    # --reply-to a topic the worker may not answer on: the worker answers invalid on the results
+    # topic, and submit reads that too (it used to listen on the reply topic alone and wait out
+    # its timeout). A reply topic that does not exist is refused before anything is sent, with
+    # how to make one (it used to point at codeq topics, which makes codeq's own).
+    t0 = time.monotonic()
+    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to", T["dlq"],
+             str(CASES / "ok_hello.py")], timeout=90)
+    took = time.monotonic() - t0
+    got = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    F.check(p.returncode == 0 and len(got) == 1 and got[0]["status"] == "invalid"
+            and "reply_to may not name codeq's own topic" in got[0]["message"] and took < 30,
+            f"submit --reply-to the dead-letter topic: rc {p.returncode} in {took:.1f} s {got} "
+            f"{p.stderr[-300:]!r}")
+    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to",
+             f"codeq.reply.none-{sfx}", str(CASES / "ok_hello.py")], timeout=90)
+    F.check(p.returncode == 1 and f"reply topic codeq.reply.none-{sfx}: Broker: Unknown topic"
+            in p.stderr and "create it first" in p.stderr and "codeq topics" not in p.stderr,
+            f"submit --reply-to a missing topic: rc {p.returncode} {p.stderr[-300:]!r}")
+
     # A worker whose results topic does not exist does not start (exit 1, naming it): it would
     # run jobs whose every commit aborts on the missing topic, every 200 ms, for good.
     p = run(["worker", "-b", BROKERS, "-g", f"e2e-nores-{sfx}", "--worker-id", "nores",
@@ -286,9 +318,10 @@ try:
         stop(w, n)
     F.check(not HEARTBEAT.exists(), "heartbeat file left after the worker stopped")
     # Offsets were committed: a worker joining the same group finds nothing left to run.
-    before = len(read_topic(T["results"]))  # all_results and the odd-named job's answer
-    F.check(before == len(all_results) + 1, f"{before} results on the topic, want "
-            f"{len(all_results) + 1}")
+    # all_results, the odd-named job's answer and the --reply-to dead-letter topic's invalid
+    before = len(read_topic(T["results"]))
+    F.check(before == len(all_results) + 2, f"{before} results on the topic, want "
+            f"{len(all_results) + 2}")
     w3 = start_worker("w3")
     time.sleep(8)
     stop(w3, "w3")
