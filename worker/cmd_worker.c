@@ -280,6 +280,63 @@ static int check_worker_id(const char *id, const char *name, const cli_args *a)
     return -1;
 }
 
+/* The start after the HTTP endpoint is up, then the loop; its exit code. */
+static int start_and_run(wrk_config *c)
+{
+    char err[1024];
+    wrk_metrics_starting("reading the topics' configuration from %s", c->kafka.brokers);
+    int fit = fit_limits(c);
+    if (fit < 0) return fit == -2 ? 1 : 2; /* a missing topic: it cannot start; a bad setting */
+    wrk_config_finish(c);
+    /* One zygote per slot starts now and comes up while the validator, the self-check (which
+     * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
+     * needs a zygote, fails with the reason. */
+    if (sbx_zygote_prestart(&c->sandbox, (unsigned)c->slots, err, sizeof err) < 0)
+        wrk_logx(WRK_LOG_WARN, "zygote_prestart", NULL, "%s", err);
+    /* Fail at start-up, not on the first job: the validator must be usable. */
+    wrk_metrics_starting("loading the validator and its policy");
+    val_report warm = {0};
+    if (val_init(err, sizeof err) < 0 ||
+        val_check_policy(c->policy, "", 0, &warm, err, sizeof err) < 0) {
+        /* The empty check builds the policy's module tables now, not on the first job. */
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
+        return 1;
+    }
+    val_report_free(&warm);
+    /* Fail closed: a sandbox layer this host cannot give would fail every job. */
+    wrk_metrics_starting("checking that this host gives every sandbox layer (a trivial job)");
+    sbx_host host;
+    if (sbx_selfcheck(&c->sandbox, &host, err, sizeof err) < 0) {
+        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
+        return 1;
+    }
+    log_cgroup_path(&host);
+    /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
+    int swept = sbx_cgroup_sweep(&c->sandbox);
+    if (swept > 0)
+        wrk_logx(WRK_LOG_WARN, "cgroups_swept", NULL,
+                 "codeq: worker: removed %d job cgroups left behind under %s", swept,
+                 c->sandbox.cgroup_parent);
+    /* ... and their staging directories, with the jobs' code (those no live process holds). */
+    swept = sbx_workdir_sweep(&c->sandbox);
+    if (swept > 0)
+        wrk_logx(WRK_LOG_WARN, "workdirs_swept", NULL,
+                 "codeq: worker: removed %d job staging directories left behind under %s", swept,
+                 c->sandbox.work_root);
+    if (c->sandbox.profile && strcmp(c->sandbox.profile, "full") != 0)
+        wrk_logx(WRK_LOG_WARN, "weak_profile", NULL,
+                 "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose",
+                 c->sandbox.profile);
+    int rc = 0;
+    if (wrk_stop_requested()) /* stopped while starting: it holds no partition, no job */
+        wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL,
+                 "worker %s: stopped during start-up, before joining group %s", c->worker_id,
+                 c->group);
+    else
+        rc = wrk_worker_loop(c);
+    return rc;
+}
+
 static int worker_main(int argc, char **argv, val_policy **policy)
 {
     static const struct option longopts[] = {
@@ -437,58 +494,14 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 1;
     }
-    int fit = fit_limits(&c);
-    if (fit < 0) return fit == -2 ? 1 : 2; /* a missing topic: it cannot start; a bad setting */
-    wrk_config_finish(&c);
-    /* One zygote per slot starts now and comes up while the validator, the self-check (which
-     * takes one) and the consumer's join run. Not fatal here: the self-check, or the job that
-     * needs a zygote, fails with the reason. */
-    if (sbx_zygote_prestart(&c.sandbox, (unsigned)c.slots, err, sizeof err) < 0)
-        wrk_logx(WRK_LOG_WARN, "zygote_prestart", NULL, "%s", err);
-    /* Fail at start-up, not on the first job: the validator must be usable. */
-    val_report warm = {0};
-    if (val_init(err, sizeof err) < 0 ||
-        val_check_policy(c.policy, "", 0, &warm, err, sizeof err) < 0) {
-        /* The empty check builds the policy's module tables now, not on the first job. */
-        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
-        return 1;
-    }
-    val_report_free(&warm);
-    /* Fail closed: a sandbox layer this host cannot give would fail every job. */
-    sbx_host host;
-    if (sbx_selfcheck(&c.sandbox, &host, err, sizeof err) < 0) {
-        wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
-        return 1;
-    }
-    log_cgroup_path(&host);
-    /* A worker SIGKILLed before it could remove its jobs' cgroups left them behind. */
-    int swept = sbx_cgroup_sweep(&c.sandbox);
-    if (swept > 0)
-        wrk_logx(WRK_LOG_WARN, "cgroups_swept", NULL,
-                 "codeq: worker: removed %d job cgroups left behind under %s", swept,
-                 c.sandbox.cgroup_parent);
-    /* ... and their staging directories, with the jobs' code (those no live process holds). */
-    swept = sbx_workdir_sweep(&c.sandbox);
-    if (swept > 0)
-        wrk_logx(WRK_LOG_WARN, "workdirs_swept", NULL,
-                 "codeq: worker: removed %d job staging directories left behind under %s", swept,
-                 c.sandbox.work_root);
-    if (c.sandbox.profile && strcmp(c.sandbox.profile, "full") != 0)
-        wrk_logx(WRK_LOG_WARN, "weak_profile", NULL,
-                 "codeq: worker: sandbox profile %s, weaker than full, chosen on purpose",
-                 c.sandbox.profile);
+    /* Served from here on, so that probes see a start that waits (a broker that does not
+     * answer, a slow self-check) say what it waits for. */
     wrk_metrics_init(&c);
     if (wrk_http_start(c.http_addr, err, sizeof err) < 0) {
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
         return 2;
     }
-    int rc = 0;
-    if (wrk_stop_requested()) /* stopped while starting: it holds no partition, no job */
-        wrk_logx(WRK_LOG_INFO, "worker_leaving", NULL,
-                 "worker %s: stopped during start-up, before joining group %s", c.worker_id,
-                 c.group);
-    else
-        rc = wrk_worker_loop(&c);
+    int rc = start_and_run(&c);
     wrk_stop_step("the HTTP server's stop");
     wrk_http_stop();
     wrk_stop_step("the zygotes' shutdown");

@@ -432,6 +432,8 @@ int wrk_worker_loop(const wrk_config *c)
     wrk_commit_txid(c, txid, sizeof txid);
     /* The chain is resumed after init_transactions fenced a predecessor of this instance, so
      * nothing of it can still commit behind the event found. */
+    wrk_metrics_starting("initialising transactions (codeq-%s-%s) with the brokers at %s",
+                         c->group, c->instance_id, c->kafka.brokers);
     if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
         wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
         !(w.k = new_consumer(&w, err, sizeof err)) ||

@@ -11,6 +11,7 @@
  * Consumer lag is the partition's high watermark as last fetched (librdkafka's cache, no
  * broker call) less the offset this worker committed; transaction markers count as one each. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static struct {
     int running, slots, partitions;
     bool assigned_once, leaving, fatal, host_fault;
     char host_why[256];
+    char start_why[400]; /* what the start is doing (wrk_metrics_starting) */
     lag_entry lag[LAG_MAX];
     size_t nlag;
     uint64_t next_lag_ms;
@@ -81,6 +83,16 @@ void wrk_metrics_init(const wrk_config *c)
     if (c->health_commit_ms > 0) m.commit_ms = c->health_commit_ms;
     m.slots = c->slots;
     pthread_mutex_unlock(&mu);
+}
+
+void wrk_metrics_starting(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&mu);
+    vsnprintf(m.start_why, sizeof m.start_why, fmt, ap);
+    pthread_mutex_unlock(&mu);
+    va_end(ap);
 }
 
 /* Label sets are small (statuses, policy rules); past LC_MAX the rest count as "other". */
@@ -345,7 +357,7 @@ bool wrk_metrics_healthy(char *why, size_t whylen)
     if (m.fatal)
         snprintf(why, whylen, "fatal Kafka error: the worker is ending");
     else if (!turn)
-        ok = snprintf(why, whylen, "starting") > 0;
+        ok = snprintf(why, whylen, "starting: %s", m.start_why) > 0;
     else if (now - turn > (uint64_t)m.stall_ms)
         snprintf(why, whylen, "main loop has not turned for %llu ms (limit %d)",
                  (unsigned long long)(now - turn), m.stall_ms);
@@ -369,7 +381,7 @@ bool wrk_metrics_ready(char *why, size_t whylen)
 {
     bool ok = false;
     pthread_mutex_lock(&mu);
-    if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting");
+    if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting: %s", m.start_why);
     else if (m.fatal) snprintf(why, whylen, "fatal Kafka error: cannot produce");
     /* From the signal on, not from when the loop has let its running jobs finish: a stopping
      * worker takes no more jobs. */

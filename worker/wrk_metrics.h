@@ -2,7 +2,8 @@
  * Process-wide: one worker loop per process, read by the HTTP server's thread. The loop
  * updates them with one-line calls at the points a job or the group changes; everything the
  * loop already counts (commits, aborts, running jobs, partitions) is copied once per turn by
- * wrk_metrics_turn, so the committer and the slots need no metric code of their own. */
+ * wrk_metrics_turn, so the committer and the slots need no metric code of their own (the
+ * committer's start only says what it waits for). */
 #ifndef CODEQ_WRK_METRICS_H
 #define CODEQ_WRK_METRICS_H
 
@@ -13,6 +14,10 @@
 
 /* Thresholds of /healthz; set once before the loop starts. */
 void wrk_metrics_init(const wrk_config *c);
+/* What a starting worker is doing or waiting for, printf-style, said by /healthz and /readyz
+ * ("starting: ...") until the loop first turns: an operator whose worker never gets ready
+ * sees why (a broker that does not answer keeps it starting for up to 5 min). */
+void wrk_metrics_starting(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Once per turn of the main loop (wrk_consume.c): the loop-turn time, running jobs, free
  * slots, commits and aborts, readiness, and every second the lag of each partition. Also the
  * test hook CODEQ_TEST_STALL_FILE: while that file exists the loop sleeps here (bounded, 120

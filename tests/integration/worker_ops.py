@@ -84,6 +84,43 @@ def check_stop_during_startup(st):
             "the stop came during start-up and the worker said so")
 
 
+def check_start_without_broker(st):
+    """A worker whose brokers do not answer keeps starting (up to 5 min). Its probes answer from
+    the start and say what it waits for: /readyz used to say "starting" alone, and its port
+    opened only after the first 10 s of Kafka waits. A SIGTERM then ends it with 0."""
+    port = free_port()
+    log = open(st.logdir / "nobroker.log", "w")
+    w = kt.subprocess.Popen([kt.BIN, "worker", "-b", "127.0.0.1:1", *st.topic_args, "--http",
+                             f"127.0.0.1:{port}"], stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        t0 = time.monotonic()
+        first = None
+        while first is None and time.monotonic() - t0 < 5:
+            try:
+                first = http_get(base + "/readyz")
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        F.check(first is not None and first[0] == 503 and "starting: reading the topics' "
+                "configuration from 127.0.0.1:1" in first[1],
+                f"no broker: /readyz in the first 5 s: {first}")
+        seen = None
+        while time.monotonic() - t0 < 45 and w.poll() is None:
+            ready, health = http_get(base + "/readyz"), http_get(base + "/healthz")
+            if "init transactions" in ready[1] and "brokers 127.0.0.1:1" in ready[1]:
+                seen = (ready, health)
+                break
+            time.sleep(0.5)
+        F.check(seen is not None and seen[0][0] == 503 and seen[1][0] == 200
+                and seen[1][1].startswith("starting: codeq: worker: init transactions"),
+                f"no broker: the probes never said what the start waits for: {seen}, "
+                f"exit {w.poll()}")
+    finally:
+        w.terminate()
+        rc = w.wait(timeout=60)
+    F.check(rc == 0, f"no broker: a SIGTERM while starting ends the worker with 0, got {rc}")
+
+
 def check_json_log(path):
     """Every line of the worker's stderr is one JSON object with the four fields; job lines name
     their job and record."""
@@ -195,6 +232,7 @@ stall = st.logdir / "stall"
 os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
 try:
     check_stop_during_startup(st)
+    check_start_without_broker(st)
     w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
     wait_for("/readyz 200", lambda: http_get(base + "/readyz")[0] == 200, 60)
     F.check(http_get(base + "/healthz")[0] == 200, "/healthz healthy once running")
