@@ -6,6 +6,10 @@ DescribeConfigs, which librdkafka sends to the controller: the worker's read of 
 max.message.bytes waited out its 10 s timeout at every start, and `codeq submit`'s read of the
 jobs topic's 5 s, and a timed-out read was not even reported. Both must now see at once that no
 answer can come, say so, and go on with the producer's limit; a job must be answered.
+`codeq topics` finds the topics there. The Python client with a reply topic of its own: its
+admin requests (describe, create, delete) go to the controller too, and it raised an empty
+TimeoutError; it now uses the topic the mock makes when first asked about. A client whose
+brokers do not answer raises CodeqError, not confluent_kafka's KafkaException.
 Timings are printed, not asserted (bench/ holds speed claims); every wait is bounded."""
 import json
 import pathlib
@@ -15,7 +19,10 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
+from codeq_test import BIN, SRC, WORKER_ISOLATION_ARGS, Failures  # noqa: E402
+
+sys.path.insert(0, str(SRC / "clients" / "python"))
+from codeq_client import Client, CodeqError  # noqa: E402
 
 NAME = "dev_broker"
 NOTE = "which is none of its brokers"
@@ -59,6 +66,24 @@ try:
             f"the job's result: {results}")
     print(f"{NAME}: worker started in {started or 0:.2f} s; submit answered in {took:.2f} s",
           flush=True)
+    t1 = time.monotonic()
+    try:
+        with Client(bootstrap, reply_topic=True, start_timeout=20) as c:
+            r = c.run("print(6 * 7)", timeout=60)
+            F.check(r.status == "ok" and r.stdout == "42\n", f"client, reply topic: {r}")
+        took = time.monotonic() - t1
+        F.check(took < 40, f"client with a reply topic took {took:.1f} s (admin waits?)")
+        print(f"{NAME}: Python client with its own reply topic answered and closed in "
+              f"{took:.2f} s", flush=True)
+    except Exception as e:  # noqa: BLE001 - the failure is the finding
+        F.check(False, f"client with a reply topic on the development broker: {e!r}")
+    try:
+        Client("127.0.0.1:1", start_timeout=2)
+        F.check(False, "a client whose brokers do not answer started")
+    except CodeqError as e:
+        F.check("codeq: brokers 127.0.0.1:1:" in str(e), f"client, no broker: {e}")
+    except Exception as e:  # noqa: BLE001
+        F.check(False, f"client, no broker: {type(e).__name__} {e!r}, not CodeqError")
     worker.terminate()
     F.check(worker.wait(timeout=60) == 0, "the worker did not stop cleanly")
 finally:

@@ -10,6 +10,7 @@ reports are served by a second thread, so a submit learns within milliseconds th
 is on the jobs topic."""
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import logging
 import threading
@@ -56,17 +57,25 @@ class Core:
         # misspelt jobs topic is an error now, not jobs written where no worker reads.
         self.producer = Producer({"enable.idempotence": True, "linger.ms": 2,
                                   "allow.auto.create.topics": False, **base})
-        self._check_jobs_topic(deadline)
-        if self.reply_topic and create_reply_topic:
-            self._create_reply_topic(deadline)
-        self.consumer = Consumer({
-            "group.id": f"codeq-client-{uuid.uuid4().hex}", "enable.auto.commit": False,
-            "isolation.level": "read_committed", "auto.offset.reset": "earliest",
-            **base})
+        self.consumer = None
         try:
+            self._check_jobs_topic(deadline)
+            if self.reply_topic and create_reply_topic:
+                self._create_reply_topic(deadline)
+            self.consumer = Consumer({
+                "group.id": f"codeq-client-{uuid.uuid4().hex}", "enable.auto.commit": False,
+                "isolation.level": "read_committed", "auto.offset.reset": "earliest",
+                **base})
             self.consumer.assign(self._ends(deadline))
+        except KafkaException as e:  # a broker that does not answer, above all
+            if self.consumer is not None:
+                self.consumer.close()
+            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            raise CodeqError(f"codeq: brokers {bootstrap}: {err.str() if err else e} "
+                             f"(start_timeout {start_timeout:g} s)") from e
         except BaseException:
-            self.consumer.close()
+            if self.consumer is not None:
+                self.consumer.close()
             raise
         self._threads = [threading.Thread(target=self._consume_loop, name="codeq-results", daemon=True),
                          threading.Thread(target=self._delivery_loop, name="codeq-deliveries", daemon=True)]
@@ -76,7 +85,15 @@ class Core:
     # -- start-up ------------------------------------------------------------------------
     def _create_reply_topic(self, deadline: float) -> None:
         """One partition, the results topic's max.message.bytes (every result the workers size
-        for the results topic fits), kept a day: a client that dies leaves a bounded topic."""
+        for the results topic fits), kept a day: a client that dies leaves a bounded topic.
+        Admin requests go to the controller: a cluster that names as controller none of its
+        brokers (librdkafka's mock, `codeq broker`) would leave both to time out. That one makes
+        a topic when it is first asked about, which _ends does."""
+        if not self._controller_listed:
+            log.info("codeq_client: reply topic %s not created here: the cluster's controller "
+                     "is none of its brokers (the development broker makes it when asked)",
+                     self.reply_topic)
+            return
         admin = AdminClient(self._base)
         config = {"retention.ms": "86400000"}
         try:
@@ -84,11 +101,16 @@ class Core:
             got = admin.describe_configs([res])[res].result(timeout=max(1.0, deadline - time.monotonic()))
             if "max.message.bytes" in got:
                 config["max.message.bytes"] = got["max.message.bytes"].value
-        except KafkaException as e:  # the results topic may be unreadable to us: broker default
-            log.info("codeq_client: results topic %s config not read: %s", self.results_topic, e)
+        except (KafkaException, concurrent.futures.TimeoutError) as e:
+            # the results topic may be unreadable to us: the broker's default
+            log.info("codeq_client: results topic %s config not read: %r", self.results_topic, e)
         fut = admin.create_topics([NewTopic(self.reply_topic, 1, -1, config=config)])[self.reply_topic]
+        wait = max(1.0, deadline - time.monotonic())
         try:
-            fut.result(timeout=max(1.0, deadline - time.monotonic()))
+            fut.result(timeout=wait)
+        except concurrent.futures.TimeoutError as e:
+            raise CodeqError(f"codeq: create reply topic {self.reply_topic}: no answer in "
+                             f"{wait:.1f} s") from e
         except KafkaException as e:
             if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                 raise CodeqError(f"codeq: create reply topic {self.reply_topic}: {e.args[0].str()}") from e
@@ -98,6 +120,7 @@ class Core:
         producer id at once: without it the first job waited a second for librdkafka's timer."""
         t = self.jobs_topic
         md = self.producer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+        self._controller_listed = md.controller_id < 0 or md.controller_id in md.brokers
         tm = md.topics.get(t)
         if tm is None or tm.error is not None:
             raise CodeqError(f"codeq: jobs topic {t}: {tm.error.str() if tm is not None else 'not found'}")
@@ -113,7 +136,8 @@ class Core:
                 break
             if time.monotonic() > deadline:
                 why = tm.error.str() if tm is not None and tm.error else "no partitions"
-                raise CodeqError(f"codeq: results topic {t}: {why}")
+                what = "reply topic" if self.reply_topic else "results topic"
+                raise CodeqError(f"codeq: {what} {t}: {why}")
             time.sleep(0.1)  # a topic just created reaches the metadata within moments
         return [TopicPartition(t, p, self._end(TopicPartition(t, p), deadline)) for p in sorted(tm.partitions)]
 
@@ -263,9 +287,9 @@ class Core:
         self._fail_all(CodeqError("codeq: client closed"))
         if left:
             log.warning("codeq_client: %d jobs were not delivered before close", left)
-        if self.owns_reply_topic:
+        if self.owns_reply_topic and self._controller_listed:  # the mock's go with it
             admin = AdminClient(self._base)
             try:
                 admin.delete_topics([self.reply_topic])[self.reply_topic].result(timeout=timeout)
-            except KafkaException as e:
-                log.warning("codeq_client: delete reply topic %s: %s", self.reply_topic, e)
+            except (KafkaException, concurrent.futures.TimeoutError) as e:
+                log.warning("codeq_client: delete reply topic %s: %r", self.reply_topic, e)
