@@ -15,7 +15,8 @@ static const char audit_help[] =
     "usage: codeq audit [OPTIONS]\n\n"
     "Print the audit trail (isolation.level=read_committed) from the beginning, one line per\n"
     "event: time, worker, job, event and its key facts. Without --follow, stop at the end\n"
-    "offsets found at start.\n\n"
+    "offsets found at start. Events come partition by partition, each partition in its order;\n"
+    "all events of one job are in one partition (keyed by job id), in the order they happened.\n\n"
     CLI_KAFKA_HELP
     "  -f, --follow              keep reading new events\n"
     "  -j, --job ID              print only the events of job ID\n"
@@ -27,8 +28,8 @@ static const char audit_help[] =
     "                            TOPIC/PARTITION@OFFSET: writer W epoch E seq N: what\n"
     "      --json                one JSON object per line (the events as stored)\n"
     "  -h, --help                this help\n"
-    "Exit 0; 1 when --verify found a break; 2 on bad usage; 3 when the broker or the topic\n"
-    "cannot be read.\n";
+    "Exit 0; 1 when --verify found a break, or --job (without --follow) found no event; 2 on\n"
+    "bad usage; 3 when the broker or the topic cannot be read.\n";
 
 #define MD_TIMEOUT_MS 10000
 #define END_WAIT_MS 60000
@@ -295,6 +296,11 @@ static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
                r.problems == 1 ? "" : "s");
     }
     if (rc == 0 && r.problems) rc = 1;
+    if (rc == 0 && o->job && !o->verify && !o->follow && !r.shown) {
+        fprintf(stderr, "codeq: audit: no event of job %s on %s%s%s\n", o->job, ko->audit_topic,
+                o->since ? " since " : "", o->since ? o->since : "");
+        rc = 1;
+    }
     wrk_verifier_free(r.v);
     free(end);
     rd_kafka_consumer_close(k);

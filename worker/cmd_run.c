@@ -13,10 +13,10 @@ static const char run_help[] =
     "usage: codeq run [OPTIONS] FILE.py|-\n\n"
     "Run one program locally through the worker's validate + sandbox path.\n\n"
     "  --json               print the result message the worker would publish\n"
-    "  --audit              with --json, print {\"result\":..., \"audit\":[...]} instead\n"
+    "  --audit              print {\"result\":..., \"audit\":[...]} as JSON (implies --json)\n"
     "  --stdin FILE         feed FILE to the program's standard input\n"
     "  --input NAME=FILE    put FILE into the job's working directory as NAME (repeatable)\n"
-    "  --id ID              job id (default: local-<file name>)\n"
+    "  --id ID              job id (default: local-<file name>, local-stdin for -)\n"
     "  --wall-ms N          wall-clock limit (default 5000)\n"
     "  --cpu-ms N           CPU-time limit (default 5000)\n"
     "  --memory-mb N        memory limit (default 50)\n"
@@ -89,7 +89,7 @@ static void print_human(const json_t *r)
         printf(" (exit %lld)", json_integer_value(json_object_get(r, "exit_code")));
     if (json_is_string(json_object_get(r, "signal")))
         printf(" (%s)", json_string_value(json_object_get(r, "signal")));
-    if (u)
+    if (json_is_object(u)) /* null for a job that never ran: no zeros that look measured */
         printf(" wall %lld ms, cpu %lld ms, max rss %lld kB",
                json_integer_value(json_object_get(u, "wall_ms")),
                json_integer_value(json_object_get(u, "cpu_ms")),
@@ -171,7 +171,7 @@ static int execute(wrk_config *c, json_t *job, bool as_json, bool with_audit)
         wrk_outcome_free(&o);
         return 2;
     }
-    if (as_json && with_audit) {
+    if (with_audit) {
         json_t *both = json_pack("{s:O, s:O}", "result", o.result, "audit", o.audit);
         cli_print_json(both);
         json_decref(both);
@@ -269,7 +269,9 @@ int cmd_run(int argc, char **argv)
     char *code = cli_read_file("run", argv[optind], WRK_JOB_MAX_CODE, &len), *in = NULL;
     if (code && stdin_path) in = cli_read_file("run", stdin_path, WRK_JOB_MAX_STDIN, &inlen);
     char defid[300], part[280];
-    wrk_id_part(basename(argv[optind]), 250, part, sizeof part); /* a valid id from any name */
+    /* a valid id from any name; the program on standard input is "local-stdin" */
+    wrk_id_part(strcmp(argv[optind], "-") ? basename(argv[optind]) : "stdin", 250, part,
+                sizeof part);
     snprintf(defid, sizeof defid, "local-%s", part);
     json_t *job = code && (!stdin_path || in)
                       ? build_job(id ? id : defid, code, len, in, inlen, limits)

@@ -33,8 +33,15 @@ int main(int argc, char **argv)
     if (argc < 2) return usage(stderr);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return usage(stdout);
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name)) return cmds[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (strcmp(argv[1], cmds[i].name) != 0) continue;
+        /* getopt names argv[0] in its messages: "codeq: run: unrecognized option", as every
+         * other message of the command begins */
+        char name[32];
+        snprintf(name, sizeof name, "codeq: %s", cmds[i].name);
+        argv[1] = name;
+        return cmds[i].fn(argc - 1, argv + 1);
+    }
     fprintf(stderr, "codeq: unknown command '%s'\n", argv[1]);
     return usage(stderr);
 }

@@ -149,6 +149,11 @@ try:
             not any(0x80 <= ord(ch) <= 0x9f for ch in p.stdout) and " ctl?31m " in lines[-1] and
             "unknown field 'x\\u009b2J'" in lines[-1],
             f"--job {C1_ID!r}: C1 controls shown as '?': {lines}")
+    p = audit(topic, "--job", "no-such-job")
+    F.check(p.returncode == 1 and not p.stdout and
+            f"codeq: audit: no event of job no-such-job on {topic}" in p.stderr,
+            f"--job with no event says so, exit 1 (it printed nothing, exit 0): rc "
+            f"{p.returncode} {p.stderr[-200:]!r}")
     p = audit(topic, "--job", "a1", "--json")
     F.check([json.loads(x)["event"] for x in p.stdout.splitlines()] == ["received", "started", "finished"],
             f"--job a1 --json: {p.stdout[:300]}")

@@ -73,6 +73,24 @@ F.check(both["result"]["stderr"] == 'Traceback (most recent call last):\n'
         '  File "main.py", line 2, in divide\n    return a / b\n           ~~^~~\n'
         'ZeroDivisionError: division by zero\n', f"error: traceback {both['result']['stderr']!r}")
 
+# --audit alone prints the same JSON (it used to be ignored without --json); a program on
+# standard input is job local-stdin (it was "local--"); a job that never ran prints no usage
+# (it printed "wall 0 ms, cpu 0 ms, max rss 0 kB", figures that look measured).
+p = run(["run", "--audit", "-"], input="print(3)\n", timeout=120)
+try:
+    both = json.loads(p.stdout)
+except ValueError:
+    both = {}
+F.check(p.returncode == 0 and both.get("result", {}).get("id") == "local-stdin"
+        and [e["event"] for e in both.get("audit", [])][-1:] == ["finished"],
+        f"run --audit -: rc {p.returncode} {p.stdout[:300]!r}")
+p = run(["run", "--no-such-option", "-"], timeout=60)
+F.check(p.returncode == 2 and p.stderr.startswith("codeq: run: unrecognized option '--no-such-option'"),
+        f"an unknown option is named with the command: {p.stderr[:200]!r}")
+p = run(["run", str(CASES / "rejected_subprocess.py")], timeout=120)
+F.check(p.returncode == 1 and p.stdout.startswith("status: rejected\n") and "wall" not in p.stdout,
+        f"run, human output of a rejected job: {p.stdout[:200]!r}")
+
 r, ev = expect("timeout_sleep.py", "timeout", "--wall-ms", "1500")
 F.check(1400 <= r["usage"]["wall_ms"] < 5000, f"timeout_sleep: wall_ms {r['usage']['wall_ms']}")
 r, ev = expect("timeout_busy.py", "timeout", "--wall-ms", "1500")
