@@ -3,10 +3,14 @@
  * every answer is rendered from wrk_metrics.c under its lock, nothing here touches Kafka or
  * the sandboxes. Off unless --http ADDR:PORT. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "wrk_metrics.h"
 
@@ -114,11 +118,37 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     wrk_logv(WRK_LOG_WARN, "http_error", NULL, fmt, ap);
 }
 
+/* The listening socket, made here so that a failure is named with its errno: given the
+ * address, libmicrohttpd said "Failed to bind to port 0" for a port in use. Its own defaults
+ * kept: SO_REUSEADDR, IPv6 only on an IPv6 address. */
+static int listen_on(const struct sockaddr_storage *ss, const char *addr, char *err,
+                     size_t errlen)
+{
+    int one = 1;
+    socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                              : sizeof(struct sockaddr_in);
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    (ss->ss_family == AF_INET6 &&
+                     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+                    bind(fd, (const struct sockaddr *)ss, len) < 0 || listen(fd, 64) < 0)) {
+        int e = errno;
+        close(fd);
+        fd = -1;
+        errno = e;
+    }
+    if (fd < 0)
+        snprintf(err, errlen, "codeq: worker: http: listen on %s: %s", addr, strerror(errno));
+    return fd;
+}
+
 int wrk_http_start(const char *addr, char *err, size_t errlen)
 {
     struct sockaddr_storage ss = {0};
     if (!addr) return 0;
     if (parse_addr(addr, &ss, err, errlen) < 0) return -1;
+    int fd = listen_on(&ss, addr, err, errlen);
+    if (fd < 0) return -1;
     /* epoll: select() would refuse connections on descriptors above 1023, and a worker
      * with many slots holds many descriptors */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
@@ -126,12 +156,11 @@ int wrk_http_start(const char *addr, char *err, size_t errlen)
     /* The logger first: libmicrohttpd warns about any option before it. */
     daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
                                MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                               MHD_OPTION_LISTEN_SOCKET, fd,
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-    if (!daemon_) {
-        snprintf(err, errlen, "codeq: worker: http: cannot listen on %s (in use, or not an "
-                 "address of this host)", addr);
+    if (!daemon_) { /* its reason is logged (http_error); the socket is its to close */
+        snprintf(err, errlen, "codeq: worker: http: the server on %s did not start", addr);
         return -1;
     }
     return 0;

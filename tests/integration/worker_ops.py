@@ -121,6 +121,21 @@ def check_start_without_broker(st):
     F.check(rc == 0, f"no broker: a SIGTERM while starting ends the worker with 0, got {rc}")
 
 
+def check_http_port_in_use(st):
+    """A --http port in use ends the start at once (exit 2) with the errno named; it used to
+    be libmicrohttpd's "Failed to bind to port 0" first and a guess after."""
+    import socket
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        so.listen(1)
+        port = so.getsockname()[1]
+        p = kt.subprocess.run([kt.BIN, "worker", "-b", "127.0.0.1:1", *st.topic_args, "--http",
+                               f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=60)
+    F.check(p.returncode == 2 and f"codeq: worker: http: listen on 127.0.0.1:{port}: Address "
+            "already in use" in p.stderr and "http_error" not in p.stderr,
+            f"--http port in use: rc {p.returncode} {p.stderr[-400:]!r}")
+
+
 def check_json_log(path):
     """Every line of the worker's stderr is one JSON object with the four fields; job lines name
     their job and record."""
@@ -233,6 +248,7 @@ os.environ["CODEQ_TEST_STALL_FILE"] = str(stall)
 try:
     check_stop_during_startup(st)
     check_start_without_broker(st)
+    check_http_port_in_use(st)
     w = st.start("w1", "--http", f"127.0.0.1:{port}", "--health-stall-ms", "2000", "--slots", "2")
     wait_for("/readyz 200", lambda: http_get(base + "/readyz")[0] == 200, 60)
     F.check(http_get(base + "/healthz")[0] == 200, "/healthz healthy once running")
