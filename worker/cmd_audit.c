@@ -47,17 +47,18 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* Job-controlled text (a job id, a reason) goes to a terminal too: controls become '?', the C1
- * ones (U+0080-U+009F, two bytes in UTF-8) as well as C0 and DEL: U+009B is CSI, which some
- * terminals take as ESC [ (as `codeq run` does, issue 11). */
+/* Job-controlled text (a job id, a reason) goes to a terminal too: controls become '?', the
+ * hidden ones (C1, bidi overrides and the like: wrk_hidden_at) as well as C0 and DEL: U+009B
+ * is CSI, which some terminals take as ESC [ (as `codeq run` does, issue 11). */
 static void put_clean(const char *s, size_t max)
 {
     size_t n = 0;
     for (; s && *s && n < max; s++, n++) {
         unsigned char c = (unsigned char)*s;
-        if (wrk_c1_at((const unsigned char *)s, 2)) { /* s[1] is readable: at worst the NUL */
+        size_t hl;
+        if (wrk_hidden_at((const unsigned char *)s, strnlen(s, 3), &hl)) {
             putchar('?');
-            s++;
+            s += hl - 1;
         } else {
             putchar(c < 0x20 || c == 0x7f ? '?' : c);
         }

@@ -30,14 +30,21 @@ json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);
 json_t *wrk_json_text(const char *s);
 /* The part of a job id made from a file's name: at most max_chars characters and n bytes with
  * the NUL, never cut inside a character; a byte that is not UTF-8 and a control character (C0,
- * DEL, C1) each become '_', so the id is valid and inert whatever the name holds. */
+ * DEL, hidden: wrk_hidden_at) each become '_', so the id is valid and inert whatever the name
+ * holds. */
 void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n);
-/* The C1 control character (U+0080-U+009F, two bytes of UTF-8) that begins at s, else 0.
- * Terminals act on C1 as on ESC: U+009B is CSI. avail: bytes readable at s. */
-unsigned wrk_c1_at(const unsigned char *s, size_t avail);
+/* The code point of the hidden control character that begins at s, its UTF-8 length in *len;
+ * else 0. Hidden: C1 (U+0080-U+009F; terminals act on it as on ESC: U+009B is CSI), and the
+ * format characters that reorder or hide text where it is shown (bidi marks, embeddings,
+ * overrides and isolates U+061C, U+200E-F, U+202A-E, U+2066-9: "Trojan source"; zero-width
+ * space, word joiner and invisible operators U+200B, U+2060-4, U+FEFF; line and paragraph
+ * separators U+2028-9). Joiners U+200C-D are kept: scripts and emoji need them. avail: bytes
+ * readable at s. */
+unsigned wrk_hidden_at(const unsigned char *s, size_t avail, size_t *len);
 /* Copies text that a record or a job controls into out (NUL-terminated, never cut inside an
- * escape), its control characters shown instead of kept: C0 and DEL as \xNN, C1 as \u00NN,
- * newline and tab kept only with keep_lines. Returns how many bytes of s it took. */
+ * escape), its control characters shown instead of kept: C0 and DEL as \xNN, the hidden ones
+ * (wrk_hidden_at) as \uNNNN, newline and tab kept only with keep_lines. Returns how many
+ * bytes of s it took. */
 size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t outn);
 json_t *wrk_json_base64(const char *data, size_t len);
 /* Base64 (at most max_len characters) to bytes, NUL-terminated in *out (caller frees); the

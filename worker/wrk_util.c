@@ -261,9 +261,20 @@ size_t wrk_elide_paths(const char *in, char *out, size_t n)
     return elided;
 }
 
-unsigned wrk_c1_at(const unsigned char *s, size_t avail)
+unsigned wrk_hidden_at(const unsigned char *s, size_t avail, size_t *len)
 {
-    return avail >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? s[1] : 0;
+    unsigned cp = 0;
+    *len = 0;
+    if (avail >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) cp = s[1], *len = 2;
+    else if (avail >= 2 && s[0] == 0xd8 && s[1] == 0x9c) cp = 0x61c, *len = 2;
+    else if (avail >= 3 && ((s[0] == 0xe2 && (s[1] == 0x80 || s[1] == 0x81) && s[2] >= 0x80 &&
+                             s[2] <= 0xbf) || (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)))
+        cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu), *len = 3;
+    bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200b || cp == 0x200e || cp == 0x200f ||
+                  (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+                  (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+    if (!hidden) cp = 0, *len = 0;
+    return cp;
 }
 
 size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t outn)
@@ -272,12 +283,12 @@ size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t ou
     size_t i = 0, at = 0;
     if (!outn) return 0;
     while (i < n) {
-        char esc[8];
-        size_t k = 1;
-        unsigned c1 = wrk_c1_at(c + i, n - i);
-        if (c1) {
-            snprintf(esc, sizeof esc, "\\u%04x", c1);
-            k = 2;
+        char esc[12];
+        size_t k = 1, hl;
+        unsigned h = wrk_hidden_at(c + i, n - i, &hl);
+        if (h) {
+            snprintf(esc, sizeof esc, "\\u%04x", h);
+            k = hl;
         } else if ((c[i] < 0x20 && !(keep_lines && (c[i] == '\n' || c[i] == '\t'))) ||
                    c[i] == 0x7f) {
             snprintf(esc, sizeof esc, "\\x%02x", c[i]);
@@ -302,7 +313,8 @@ void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
     if (!n) return;
     for (size_t i = 0; i < len && chars < max_chars;) {
         size_t k = utf8_seq(s + i, len - i);
-        bool control = (k == 1 && (s[i] < 0x20 || s[i] == 0x7f)) || wrk_c1_at(s + i, k);
+        size_t hl;
+        bool control = (k == 1 && (s[i] < 0x20 || s[i] == 0x7f)) || wrk_hidden_at(s + i, k, &hl);
         if (k == 0 || control) { /* one byte or one control character, shown as '_' */
             if (at + 1 >= n) break;
             out[at++] = '_';

@@ -510,10 +510,44 @@ static void test_id_part_controls(void **st)
     assert_string_equal(out, "__");
     wrk_id_part("x\xc2", 200, out, sizeof out); /* a cut character: one byte, '_' */
     assert_string_equal(out, "x_");
-    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x80", 2), 0x80);
-    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x9f", 2), 0x9f);
-    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\xa0", 2), 0);
-    assert_int_equal(wrk_c1_at((const unsigned char *)"\xc2\x9b", 1), 0);
+    size_t len;
+    assert_int_equal(wrk_hidden_at((const unsigned char *)"\xc2\x80", 2, &len), 0x80);
+    assert_int_equal(len, 2);
+    assert_int_equal(wrk_hidden_at((const unsigned char *)"\xc2\x9f", 2, &len), 0x9f);
+    assert_int_equal(wrk_hidden_at((const unsigned char *)"\xc2\xa0", 2, &len), 0);
+    assert_int_equal(wrk_hidden_at((const unsigned char *)"\xc2\x9b", 1, &len), 0);
+    /* a file named to read backwards ("txt.exe" shown as "exe.txt") is named inert too */
+    wrk_id_part("a\xe2\x80\xaetxt.py", 200, out, sizeof out);
+    assert_string_equal(out, "a_txt.py");
+}
+
+/* The format characters that reorder or hide text are hidden; joiners, other punctuation of
+ * the same blocks and the characters around them are not. */
+static void test_hidden_format_chars(void **st)
+{
+    (void)st;
+    static const struct { const char *s; unsigned cp; size_t len; } cases[] = {
+        {"\xd8\x9c", 0x61c, 2},     {"\xe2\x80\x8b", 0x200b, 3}, {"\xe2\x80\x8e", 0x200e, 3},
+        {"\xe2\x80\x8f", 0x200f, 3}, {"\xe2\x80\xa8", 0x2028, 3}, {"\xe2\x80\xa9", 0x2029, 3},
+        {"\xe2\x80\xaa", 0x202a, 3}, {"\xe2\x80\xae", 0x202e, 3}, {"\xe2\x81\xa0", 0x2060, 3},
+        {"\xe2\x81\xa4", 0x2064, 3}, {"\xe2\x81\xa6", 0x2066, 3}, {"\xe2\x81\xa9", 0x2069, 3},
+        {"\xef\xbb\xbf", 0xfeff, 3},
+        /* kept: ZWNJ, ZWJ, en dash, U+2065 (unassigned), U+206A, Arabic letter, a cut one */
+        {"\xe2\x80\x8c", 0, 0},      {"\xe2\x80\x8d", 0, 0},      {"\xe2\x80\x93", 0, 0},
+        {"\xe2\x81\xa5", 0, 0},      {"\xe2\x81\xaa", 0, 0},      {"\xd8\xa7", 0, 0},
+        {"\xe2\x80", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = 99;
+        unsigned cp = wrk_hidden_at((const unsigned char *)cases[i].s, strlen(cases[i].s), &len);
+        if (cp != cases[i].cp || len != cases[i].len)
+            fail_msg("case %zu: U+%04X len %zu, want U+%04X len %zu", i, cp, len, cases[i].cp,
+                     cases[i].len);
+    }
+    char out[64];
+    static const char s[] = "id \xe2\x80\xaeyp.exe\xe2\x80\xac ok \xe2\x80\x8d";
+    assert_int_equal(wrk_escape(s, sizeof s - 1, false, out, sizeof out), sizeof s - 1);
+    assert_string_equal(out, "id \\u202eyp.exe\\u202c ok \xe2\x80\x8d");
 }
 
 /* What a record that is no job is told: in words its sender can act on, with the record's own
@@ -596,8 +630,10 @@ static void test_log_escapes(void **st)
     char buf[512];
     size_t n = log_line("text", "inj\xc2\x9b" "31mX\x1b]0;t\x07", buf, sizeof buf);
     assert_non_null(strstr(buf, "codeq: job inj\\u009b31mX\\x1b]0;t\\x07: ok\n"));
+    size_t hl;
     for (size_t i = 0; i + 1 < n; i++)
-        if ((unsigned char)buf[i] < 0x20 || wrk_c1_at((const unsigned char *)buf + i, n - i))
+        if ((unsigned char)buf[i] < 0x20 ||
+            wrk_hidden_at((const unsigned char *)buf + i, n - i, &hl))
             fail_msg("a control character at byte %zu of the log line: %s", i, buf);
     /* the JSON log: ASCII only, C1 and U+2028 escaped as JSON escapes them */
     n = log_line("json", "inj\xc2\x9b" "31m\xe2\x80\xa8\xc3\xa9", buf, sizeof buf);
@@ -635,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_invalid_keeps_reply_to_and_metadata),
         cmocka_unit_test(test_json_bytes),
         cmocka_unit_test(test_id_part_controls),
+        cmocka_unit_test(test_hidden_format_chars),
         cmocka_unit_test(test_not_a_job),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_log_escapes),
