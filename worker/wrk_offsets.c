@@ -132,6 +132,15 @@ bool wrk_part_at_end(wrk_part *p, int64_t end)
     /* nothing taken or committed, the fetch set at the partition's start: no record below end */
     if (p->next < 0 && p->watermark < 0 && p->fetch_from >= 0 && end > p->fetch_from)
         p->watermark = p->next = p->fetch_from;
+    /* nothing taken or committed, the start librdkafka's own (auto.offset.reset; the worker's
+     * query for it failed): no record below end was handed over since, so the position is
+     * the end, committed once, as a Java consumer's is. Left unknown, the partition stayed
+     * uncommitted for good, and a reset to the latest would skip what came meanwhile. */
+    if (p->next < 0 && p->watermark < 0 && p->fetch_from < 0 && end > 0) {
+        p->watermark = p->next = end;
+        p->dirty = true;
+        return true;
+    }
     /* fetch_from -1 with a known position: librdkafka's own start (auto.offset.reset), at or
      * below the first record taken */
     if (p->next < 0 || end <= p->next || p->fetch_from > p->next) return false;

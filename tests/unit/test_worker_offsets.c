@@ -125,8 +125,18 @@ static void test_end_past_markers(void **st)
     assert_int_equal(p->next, 16);
     wrk_part_free(p);
     p = wrk_part_new("t", 0, -1, NULL, 0); /* nothing committed, nothing consumed */
+    assert_false(wrk_part_at_end(p, 0)); /* an empty partition: nothing to commit */
+    assert_false(wrk_part_has_work(p));
+    /* librdkafka's own start (the worker's query failed), and its end with no record: only
+     * aborted records or markers lie below it */
+    assert_true(wrk_part_at_end(p, 5));
+    assert_int_equal(p->next, 5);
+    assert_true(wrk_part_has_work(p));
+    assert_int_equal(commit(p, true, md, sizeof md), 5);
     assert_false(wrk_part_at_end(p, 5));
-    assert_int_equal(p->next, -1);
+    assert_false(wrk_part_has_work(p));
+    wrk_part_free(p);
+    p = wrk_part_new("t", 0, -1, NULL, 0);
     consume(p, 3, &sk)->state = WRK_E_DONE; /* the fetch librdkafka started (earliest) */
     assert_true(wrk_part_at_end(p, 5));
     assert_int_equal(commit(p, true, md, sizeof md), 5);
