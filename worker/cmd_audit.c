@@ -56,7 +56,7 @@ static void put_clean(const char *s, size_t max)
     for (; s && *s && n < max; s++, n++) {
         unsigned char c = (unsigned char)*s;
         size_t hl;
-        if (wrk_hidden_at((const unsigned char *)s, strnlen(s, 3), &hl)) {
+        if (wrk_hidden_at((const unsigned char *)s, strnlen(s, 4), &hl)) {
             putchar('?');
             s += hl - 1;
         } else {

@@ -89,13 +89,13 @@ static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what
     return NULL;
 }
 
-/* Adds the end of every partition of `topic` to l. */
+/* Adds the end of every partition of `topic` to l: all of them, or none and -1. */
 static int add_ends(rd_kafka_t *k, const char *what, const char *topic,
                     rd_kafka_topic_partition_list_t *l, char *err, size_t errlen)
 {
     const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, err, errlen);
     if (!md) return -1;
-    int rc = 0;
+    int rc = 0, had = l->cnt;
     for (int i = 0; rc == 0 && i < md->topics[0].partition_cnt; i++) {
         int64_t hi;
         int32_t p = md->topics[0].partitions[i].id;
@@ -109,19 +109,20 @@ static int add_ends(rd_kafka_t *k, const char *what, const char *topic,
         }
     }
     rd_kafka_metadata_destroy(md);
+    while (rc < 0 && l->cnt > had)
+        rd_kafka_topic_partition_list_del_by_idx(l, l->cnt - 1);
     return rc;
 }
 
 /* With --reply-to, the results topic is read too where it can be: a client kept from reading
  * it (its reply topic is its own) is told what it may miss, and goes on. */
-static bool also_results(rd_kafka_t *k, const wrk_kafka_opts *o,
+static void also_results(rd_kafka_t *k, const wrk_kafka_opts *o,
                          rd_kafka_topic_partition_list_t *l)
 {
     char err[512];
     if (add_ends(k, "results topic", o->results_topic, l, err, sizeof err) < 0)
         fprintf(stderr, "%s; an answer the worker gives there instead of the reply topic (a "
                 "reply_to it may not write) will not be seen\n", err);
-    return true;
 }
 
 static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *reply_to, char *err,
@@ -139,17 +140,24 @@ static rd_kafka_t *results_reader(const wrk_kafka_opts *o, const char *reply_to,
         return NULL;
     }
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
-    rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+    rd_kafka_resp_err_t e;
+    /* --reply-to the results topic itself is that topic once: a partition assigned twice is
+     * refused */
+    bool both = reply_to && strcmp(reply_to, o->results_topic) != 0;
     if ((reply_to && add_ends(k, "reply topic", reply_to, l, err, errlen) < 0) ||
-        (!reply_to && add_ends(k, "results topic", o->results_topic, l, err, errlen) < 0) ||
-        (reply_to && !also_results(k, o, l)) || (e = rd_kafka_assign(k, l))) {
-        if (e) snprintf(err, errlen, "codeq: submit: assign: %s", rd_kafka_err2str(e));
-        rd_kafka_topic_partition_list_destroy(l);
-        rd_kafka_destroy(k);
-        return NULL;
+        (!reply_to && add_ends(k, "results topic", o->results_topic, l, err, errlen) < 0))
+        goto fail;
+    if (both) also_results(k, o, l);
+    if ((e = rd_kafka_assign(k, l))) {
+        snprintf(err, errlen, "codeq: submit: assign: %s", rd_kafka_err2str(e));
+        goto fail;
     }
     rd_kafka_topic_partition_list_destroy(l);
     return k;
+fail:
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_destroy(k);
+    return NULL;
 }
 
 static char *new_id(const char *path)
@@ -200,7 +208,9 @@ static json_t *read_program(const char *path, size_t max)
 static int fit_batches(rd_kafka_conf_t *conf, const wrk_kafka_opts *o, char *err, size_t errlen)
 {
     char v[32];
-    size_t max = operator_prop(o, "batch.size") ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic);
+    int w = wait_ms(6000) - 1000; /* the read waits up to a second past its request's timeout */
+    size_t max = operator_prop(o, "batch.size") || w < 1
+                     ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic, w);
     if (!max || max >= WRK_RECORD_DEFAULT_MAX) return 0;
     snprintf(v, sizeof v, "%zu", max);
     return wrk_kafka_set(conf, "batch.size", v, err, errlen);

@@ -460,8 +460,8 @@ static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t err
             wrk_logx(WRK_LOG_WARN, "init_transactions_retry", NULL,
                      "%s (retrying, %lu s so far)", err, (unsigned long)((now - t0) / 1000));
         if (at_start) /* a probe of a worker that never gets ready says why */
-            wrk_metrics_starting("%s (brokers %s; retrying every second, %lu s of %lu s so "
-                                 "far)", err, cm->c->kafka.brokers,
+            wrk_metrics_starting("%s (brokers %s; retried for %lu s of %lu s so far)", err,
+                                 cm->c->kafka.brokers,
                                  (unsigned long)((now - t0) / 1000),
                                  (unsigned long)(budget_ms / 1000));
         sleep_ms(1000);

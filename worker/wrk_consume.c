@@ -414,6 +414,23 @@ static void close_consumer(rd_kafka_t *k)
     rd_kafka_destroy(k);
 }
 
+/* The Kafka side of the start, each step said to the probes while it runs. The chain is
+ * resumed after init_transactions fenced a predecessor of this instance, so nothing of it can
+ * still commit behind the event found. */
+static int start_kafka(wrk_worker *w, const wrk_config *c, char *err, size_t errlen)
+{
+    char txid[WRK_CHAIN_ID_MAX];
+    wrk_commit_txid(c, txid, sizeof txid);
+    wrk_metrics_starting("initialising transactions (codeq-%s-%s) with the brokers at %s",
+                         c->group, c->instance_id, c->kafka.brokers);
+    if (wrk_committer_producer(w->cm, c, err, errlen) < 0) return -1;
+    wrk_metrics_starting("resuming the audit chain of %s from %s", txid, c->kafka.audit_topic);
+    if (wrk_chain_resume(c, txid, err, errlen) < 0) return -1;
+    wrk_metrics_starting("joining group %s", c->group);
+    if (!(w->k = new_consumer(w, err, errlen))) return -1;
+    return wrk_committer_start(w->cm, err, errlen);
+}
+
 int wrk_worker_loop(const wrk_config *c)
 {
     char err[512];
@@ -428,16 +445,7 @@ int wrk_worker_loop(const wrk_config *c)
                  c->heartbeat_path, strerror(errno));
         return 1;
     }
-    char txid[WRK_CHAIN_ID_MAX];
-    wrk_commit_txid(c, txid, sizeof txid);
-    /* The chain is resumed after init_transactions fenced a predecessor of this instance, so
-     * nothing of it can still commit behind the event found. */
-    wrk_metrics_starting("initialising transactions (codeq-%s-%s) with the brokers at %s",
-                         c->group, c->instance_id, c->kafka.brokers);
-    if (wrk_committer_producer(w.cm, c, err, sizeof err) < 0 ||
-        wrk_chain_resume(c, txid, err, sizeof err) < 0 ||
-        !(w.k = new_consumer(&w, err, sizeof err)) ||
-        wrk_committer_start(w.cm, err, sizeof err) < 0) {
+    if (start_kafka(&w, c, err, sizeof err) < 0) {
         bool stopped = wrk_stop_requested(); /* the start gave up because it was asked to */
         wrk_stop_begin(false, stopped ? 0 : 1); /* the destroys below are bounded too */
         wrk_logx(stopped ? WRK_LOG_INFO : WRK_LOG_ERROR, stopped ? "worker_leaving" : "start_failed",

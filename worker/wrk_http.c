@@ -32,7 +32,7 @@ static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, cons
 
 static enum MHD_Result probe(struct MHD_Connection *conn, bool (*check)(char *, size_t))
 {
-    char why[300];
+    char why[512];
     bool ok = check(why, sizeof why);
     char *body;
     int n = asprintf(&body, "%s\n", why);
@@ -159,7 +159,8 @@ int wrk_http_start(const char *addr, char *err, size_t errlen)
                                MHD_OPTION_LISTEN_SOCKET, fd,
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-    if (!daemon_) { /* its reason is logged (http_error); the socket is its to close */
+    if (!daemon_) { /* its reason is logged (http_error); the socket is left as is: some of
+                     * libmicrohttpd's failures close it, others do not */
         snprintf(err, errlen, "codeq: worker: http: the server on %s did not start", addr);
         return -1;
     }

@@ -35,11 +35,13 @@ json_t *wrk_json_text(const char *s);
 void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n);
 /* The code point of the hidden control character that begins at s, its UTF-8 length in *len;
  * else 0. Hidden: C1 (U+0080-U+009F; terminals act on it as on ESC: U+009B is CSI), and the
- * format characters that reorder or hide text where it is shown (bidi marks, embeddings,
- * overrides and isolates U+061C, U+200E-F, U+202A-E, U+2066-9: "Trojan source"; zero-width
- * space, word joiner and invisible operators U+200B, U+2060-4, U+FEFF; line and paragraph
- * separators U+2028-9). Joiners U+200C-D are kept: scripts and emoji need them. avail: bytes
- * readable at s. */
+ * format characters that reorder or hide text where it is shown: bidi marks, embeddings,
+ * overrides and isolates (U+061C, U+200E-F, U+202A-E, U+2066-9: "Trojan source"); invisible
+ * ones (soft hyphen U+00AD, U+180E, zero-width space U+200B, word joiner and invisible
+ * operators U+2060-4, the deprecated U+206A-F, BOM U+FEFF, interlinear annotation U+FFF9-B,
+ * tag characters U+E0000-7F, which carry hidden ASCII); line and paragraph separators
+ * U+2028-9. Kept: joiners U+200C-D and variation selectors (scripts and emoji need them).
+ * avail: bytes readable at s. */
 unsigned wrk_hidden_at(const unsigned char *s, size_t avail, size_t *len);
 /* Copies text that a record or a job controls into out (NUL-terminated, never cut inside an
  * escape), its control characters shown instead of kept: C0 and DEL as \xNN, the hidden ones
@@ -136,8 +138,8 @@ typedef struct {
     int64_t before_ms, after_ms;
 } wrk_topic_limits;
 /* A topic's max.message.bytes through a handle of its own (a client's producer must be told its
- * batch.size before it is made); 0 where the broker does not say. */
-size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic);
+ * batch.size before it is made), asked for about wait_ms; 0 where the broker does not say. */
+size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic, int wait_ms);
 void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
                             wrk_topic_limits *out);
 /* Creates those of codeq's topics (jobs, results, audit, dead-letter) the cluster lacks, with

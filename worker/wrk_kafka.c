@@ -176,8 +176,10 @@ static rd_kafka_t *admin_handle(const wrk_kafka_opts *o, char *err, size_t errle
 
 static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, int32_t *id);
 
-/* How many partitions `topic` has: 0 when the cluster says it has no such topic, -1 with err
- * when the cluster did not answer in wait_ms. */
+/* How many partitions `topic` has: 0 when the cluster says it has no such topic (or one being
+ * made, no partition listed yet: its creation then finds it there), -1 with err when the
+ * cluster did not answer in wait_ms or refused. A topic whose leaders are not elected yet
+ * (made a moment ago) exists: topics_ready waits for them. */
 static int topic_partitions(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *topic,
                             int wait_ms, char *err, size_t errlen)
 {
@@ -189,9 +191,12 @@ static int topic_partitions(rd_kafka_t *rk, const wrk_kafka_opts *o, const char 
     if (e)
         snprintf(err, errlen, "codeq: topics: the cluster at %s did not answer: %s (waited up "
                  "to %d s)", o->brokers, rd_kafka_err2str(e), wait_ms / 1000);
-    else if (md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+    else if (md->topic_cnt != 1)
+        snprintf(err, errlen, "codeq: topics: %s: the cluster's answer did not name it", topic);
+    else if (md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+             md->topics[0].partition_cnt == 0)
         n = 0;
-    else if (md->topics[0].err)
+    else if (md->topics[0].err && md->topics[0].err != RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE)
         snprintf(err, errlen, "codeq: topics: %s: %s", topic, rd_kafka_err2str(md->topics[0].err));
     else
         n = md->topics[0].partition_cnt;
@@ -244,7 +249,12 @@ static int create_missing(rd_kafka_t *rk, const char **missing, int n,
     char kerr[256];
     rd_kafka_NewTopic_t *nt[4];
     for (int i = 0; i < n; i++) {
-        nt[i] = rd_kafka_NewTopic_new(missing[i], req->partitions, -1, NULL, 0);
+        /* librdkafka refuses some requests itself (partitions above 100000) */
+        if (!(nt[i] = rd_kafka_NewTopic_new(missing[i], req->partitions, -1, kerr, sizeof kerr))) {
+            snprintf(err, errlen, "codeq: topics: create %s: %s", missing[i], kerr);
+            rd_kafka_NewTopic_destroy_array(nt, (size_t)i);
+            return -1;
+        }
         for (int j = 0; j < req->ncfg; j++)
             rd_kafka_NewTopic_set_config(nt[i], req->cfg[j][0], req->cfg[j][1]);
     }
@@ -404,13 +414,13 @@ void wrk_kafka_topic_limits(rd_kafka_t *rk, const char *topic, int wait_ms,
                     &(describe_out){note, NULL, sizeof note, 0});
 }
 
-size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic)
+size_t wrk_kafka_topic_max_bytes(const wrk_kafka_opts *o, const char *topic, int wait_ms)
 {
     char err[256], note[300];
     size_t least = 0;
     rd_kafka_t *rk = admin_handle(o, err, sizeof err);
     if (!rk) return 0;
-    describe_topics(rk, &topic, 1, 5000, least_max_message, &least,
+    describe_topics(rk, &topic, 1, wait_ms, least_max_message, &least,
                     &(describe_out){note, NULL, sizeof note, 0});
     rd_kafka_destroy(rk);
     return least;

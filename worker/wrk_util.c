@@ -165,11 +165,13 @@ void wrk_sha256_hex(const void *data, size_t len, char out[65])
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there are not one.
  * Rejects overlongs, surrogates and code points above U+10FFFF, as jansson does. */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
+/* The length of the valid UTF-8 sequence at s (its code point in *out), 0 if none. */
+static size_t utf8_decode(const unsigned char *s, size_t avail, unsigned *out)
 {
     unsigned c = s[0];
     size_t n;
     unsigned cp;
+    *out = c;
     if (c < 0x80) return 1;
     if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
     else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
@@ -183,7 +185,14 @@ static size_t utf8_seq(const unsigned char *s, size_t avail)
     if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
         (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
+    *out = cp;
     return n;
+}
+
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+    unsigned cp;
+    return utf8_decode(s, avail, &cp);
 }
 
 json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy)
@@ -263,18 +272,20 @@ size_t wrk_elide_paths(const char *in, char *out, size_t n)
 
 unsigned wrk_hidden_at(const unsigned char *s, size_t avail, size_t *len)
 {
-    unsigned cp = 0;
+    static const unsigned hidden[][2] = {
+        {0x80, 0x9f},     {0xad, 0xad},     {0x61c, 0x61c},   {0x180e, 0x180e},
+        {0x200b, 0x200b}, {0x200e, 0x200f}, {0x2028, 0x202e}, {0x2060, 0x2064},
+        {0x2066, 0x206f}, {0xfeff, 0xfeff}, {0xfff9, 0xfffb}, {0xe0000, 0xe007f},
+    };
+    unsigned cp;
+    size_t n = avail ? utf8_decode(s, avail, &cp) : 0;
     *len = 0;
-    if (avail >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) cp = s[1], *len = 2;
-    else if (avail >= 2 && s[0] == 0xd8 && s[1] == 0x9c) cp = 0x61c, *len = 2;
-    else if (avail >= 3 && ((s[0] == 0xe2 && (s[1] == 0x80 || s[1] == 0x81) && s[2] >= 0x80 &&
-                             s[2] <= 0xbf) || (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)))
-        cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu), *len = 3;
-    bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200b || cp == 0x200e || cp == 0x200f ||
-                  (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
-                  (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
-    if (!hidden) cp = 0, *len = 0;
-    return cp;
+    for (size_t i = 0; n > 1 && i < sizeof hidden / sizeof hidden[0]; i++)
+        if (cp >= hidden[i][0] && cp <= hidden[i][1]) {
+            *len = n;
+            return cp;
+        }
+    return 0;
 }
 
 size_t wrk_escape(const char *s, size_t n, bool keep_lines, char *out, size_t outn)

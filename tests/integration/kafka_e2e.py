@@ -93,6 +93,10 @@ p = run(["topics", "-b", BROKERS, "--partitions", "8", *TOPIC_ARGS], timeout=60)
 F.check(p.returncode == 0 and p.stderr.count("exists with 4 partitions: left as it is; not "
                                               "changed to 8 partitions") == 4,
         f"codeq topics again with --partitions 8: rc {p.returncode} {p.stderr!r}")
+p = run(["topics", "-b", BROKERS, *TOPIC_ARGS, "--jobs-topic", T["jobs"] + "-many",
+         "--partitions", "200000"], timeout=60)  # librdkafka's own refusal (it crashed)
+F.check(p.returncode == 1 and "num_partitions out of expected range" in p.stderr,
+        f"codeq topics --partitions 200000: rc {p.returncode} {p.stderr[-300:]!r}")
 bad_cfg = T["jobs"] + "-cfg"
 p = run(["topics", "-b", BROKERS, *TOPIC_ARGS, "--jobs-topic", bad_cfg, "-c",
          "max.mesage.bytes=5"], timeout=60)
@@ -295,6 +299,12 @@ try:
             and "reply_to may not name codeq's own topic" in got[0]["message"] and took < 30,
             f"submit --reply-to the dead-letter topic: rc {p.returncode} in {took:.1f} s {got} "
             f"{p.stderr[-300:]!r}")
+    # --reply-to the results topic itself: read once (a partition assigned twice is refused)
+    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to",
+             T["results"], str(CASES / "ok_hello.py")], timeout=90)
+    got = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    F.check(p.returncode == 0 and len(got) == 1 and got[0]["status"] == "ok",
+            f"submit --reply-to the results topic: rc {p.returncode} {got} {p.stderr[-300:]!r}")
     p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to",
              f"codeq.reply.none-{sfx}", str(CASES / "ok_hello.py")], timeout=90)
     F.check(p.returncode == 1 and f"reply topic codeq.reply.none-{sfx}: Broker: Unknown topic"
@@ -318,10 +328,11 @@ try:
         stop(w, n)
     F.check(not HEARTBEAT.exists(), "heartbeat file left after the worker stopped")
     # Offsets were committed: a worker joining the same group finds nothing left to run.
-    # all_results, the odd-named job's answer and the --reply-to dead-letter topic's invalid
+    # all_results, the odd-named job's answer, the --reply-to dead-letter topic's invalid and
+    # the --reply-to results topic's answer
     before = len(read_topic(T["results"]))
-    F.check(before == len(all_results) + 2, f"{before} results on the topic, want "
-            f"{len(all_results) + 2}")
+    F.check(before == len(all_results) + 3, f"{before} results on the topic, want "
+            f"{len(all_results) + 3}")
     w3 = start_worker("w3")
     time.sleep(8)
     stop(w3, "w3")

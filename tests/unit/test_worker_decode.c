@@ -531,11 +531,16 @@ static void test_hidden_format_chars(void **st)
         {"\xe2\x80\x8f", 0x200f, 3}, {"\xe2\x80\xa8", 0x2028, 3}, {"\xe2\x80\xa9", 0x2029, 3},
         {"\xe2\x80\xaa", 0x202a, 3}, {"\xe2\x80\xae", 0x202e, 3}, {"\xe2\x81\xa0", 0x2060, 3},
         {"\xe2\x81\xa4", 0x2064, 3}, {"\xe2\x81\xa6", 0x2066, 3}, {"\xe2\x81\xa9", 0x2069, 3},
-        {"\xef\xbb\xbf", 0xfeff, 3},
-        /* kept: ZWNJ, ZWJ, en dash, U+2065 (unassigned), U+206A, Arabic letter, a cut one */
+        {"\xef\xbb\xbf", 0xfeff, 3}, {"\xc2\xad", 0xad, 2},       {"\xe1\xa0\x8e", 0x180e, 3},
+        {"\xe2\x81\xaa", 0x206a, 3}, {"\xe2\x81\xaf", 0x206f, 3}, {"\xef\xbf\xb9", 0xfff9, 3},
+        {"\xef\xbf\xbb", 0xfffb, 3}, {"\xf3\xa0\x80\x80", 0xe0000, 4},
+        {"\xf3\xa0\x81\x81", 0xe0041, 4}, {"\xf3\xa0\x81\xbf", 0xe007f, 4},
+        /* kept: ZWNJ, ZWJ, en dash, U+2065 (unassigned), U+FE0F (emoji presentation), U+FFFC,
+         * U+E0080, Arabic letter, a cut one, one not UTF-8 (an overlong U+200E) */
         {"\xe2\x80\x8c", 0, 0},      {"\xe2\x80\x8d", 0, 0},      {"\xe2\x80\x93", 0, 0},
-        {"\xe2\x81\xa5", 0, 0},      {"\xe2\x81\xaa", 0, 0},      {"\xd8\xa7", 0, 0},
-        {"\xe2\x80", 0, 0},
+        {"\xe2\x81\xa5", 0, 0},      {"\xef\xb8\x8f", 0, 0},      {"\xef\xbf\xbc", 0, 0},
+        {"\xf3\xa0\x82\x80", 0, 0}, {"\xd8\xa7", 0, 0},           {"\xe2\x80", 0, 0},
+        {"\xf0\x82\x80\x8e", 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len = 99;
