@@ -123,6 +123,29 @@ static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
     return 0;
 }
 
+/* codeq's four topics are four: a results (audit, dead-letter) topic that is the jobs topic
+ * makes the worker read its own answers as jobs, each answered invalid under the real job's
+ * id, for ever (thousands a second); two output topics in one mix what their readers take. */
+static int check_topics(const wrk_kafka_opts *k, const cli_args *a)
+{
+    const struct { const char *name, *v; } t[] = {
+        {"jobs-topic", k->jobs_topic}, {"results-topic", k->results_topic},
+        {"audit-topic", k->audit_topic}, {"dlq-topic", k->dlq_topic}};
+    for (int i = 1; i < 4; i++)
+        for (int j = 0; j < i; j++) {
+            if (strcmp(t[i].v, t[j].v) != 0) continue;
+            /* the one the operator set is named, the other is what it collides with */
+            const char *src = cli_args_source(a, t[i].name, 0);
+            int set = src ? i : j, other = src ? j : i;
+            if (!src) src = cli_args_source(a, t[j].name, 0);
+            fprintf(stderr, "codeq: config: %s=%s (from %s) is also the %s: the jobs, results, "
+                    "audit and dead-letter topics must be four topics\n", t[set].name,
+                    t[set].v, src ? src : "default", t[other].name);
+            return -1;
+        }
+    return 0;
+}
+
 /* The effective configuration, each setting with where it came from; secrets masked. */
 static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
 {
@@ -469,7 +492,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         fprintf(stderr, "%s (from %s)\n", err, src ? src : "?");
         return 2;
     }
-    if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0) return 2;
+    if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0 ||
+        check_topics(&c.kafka, &a) < 0)
+        return 2;
     char accounts[256];
     if (cli_uid_range_check("worker", &c.sandbox, (unsigned)c.slots, accounts,
                             sizeof accounts) < 0)

@@ -113,6 +113,14 @@ F.check(p.returncode == 2 and "CODEQ_KAFKA_SASL_PASSWORD_FILE" in p.stderr and
 p = worker("--print-config", env={"CODEQ_SLOTS": "abc"})
 F.check(p.returncode == 2 and "slots=abc (from CODEQ_SLOTS)" in p.stderr and
         "positive integer" in p.stderr, f"bad env value: {p.returncode} {p.stderr!r}")
+# The four topics are four: a jobs topic that is the results topic had the worker answer its
+# own answers as jobs, thousands a second, each invalid under a real job's id.
+p = worker("--print-config", "--jobs-topic", "codeq.results")
+F.check(p.returncode == 2 and "jobs-topic=codeq.results (from command line) is also the "
+        "results-topic" in p.stderr, f"jobs topic = results topic: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_DLQ_TOPIC": "codeq.audit"})
+F.check(p.returncode == 2 and "dlq-topic=codeq.audit (from CODEQ_DLQ_TOPIC) is also the "
+        "audit-topic" in p.stderr, f"dead-letter topic = audit topic: {p.returncode} {p.stderr!r}")
 bad = TMP / "bad.conf"
 bad.write_text("slots = 2\ndrain-ms = soon\n")
 p = worker("--config", str(bad), "--print-config")
