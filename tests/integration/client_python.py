@@ -176,12 +176,24 @@ try:
                 "a deadline string without its offset was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", deadline="2026-02-30T00:00:00Z") is not None,
                 "a deadline on 30 February was not refused before sending")
+        for bad in (object(), True, datetime.date(2030, 1, 1)):  # AttributeError, or 1 s
+            F.check(raises(ValueError, c.submit, "print(1)", deadline=bad) is not None,
+                    f"a deadline of {bad!r} was not refused with ValueError")
         step("rejected+invalid", t1)
 
         r = c.result(slow, 30)
         valid(r)
         F.check(r.ok and r.stdout == "late\n", f"the timed-out job's later result: {r}")
         step("client timeout, result later", t0)
+
+    # -- a closed client sends nothing: it sent the job, then waited out the timeout and said
+    # the broker had not acknowledged it (a caller retrying on that ran the job twice)
+    c = Client(kt.BROKERS, **TOPICS)
+    c.close()
+    t1 = time.monotonic()
+    e = raises(CodeqError, c.run, "print('after close')", timeout=20)
+    F.check(e is not None and "client closed" in str(e) and time.monotonic() - t1 < 5,
+            f"run on a closed client: {e!r} after {time.monotonic() - t1:.1f} s")
 
     # -- a misspelt jobs topic fails at once (the client never creates it)
     e = raises(CodeqError, Client, kt.BROKERS, jobs_topic=s.topics["jobs"] + "-typo",

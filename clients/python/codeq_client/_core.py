@@ -157,6 +157,8 @@ class Core:
     def produce(self, job: dict, on_done: Callable[[Optional[KafkaError]], None]) -> None:
         """Queue a job; on_done(None or error) runs on the delivery thread. A job the producer
         refuses at once (larger than the broker takes, say) raises CodeqError, not watched."""
+        if self._stop.is_set():  # its threads are gone: no delivery report would ever come
+            raise CodeqError("codeq: client closed")
         value = json.dumps(job, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         self.watch(job["id"])
         try:

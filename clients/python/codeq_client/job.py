@@ -145,8 +145,11 @@ def _deadline(d: Deadline) -> str:
     now = dt.datetime.now(dt.timezone.utc)
     if isinstance(d, dt.timedelta):
         d = now + d
-    elif isinstance(d, (int, float)):
+    elif isinstance(d, (int, float)) and not isinstance(d, bool):
         d = now + dt.timedelta(seconds=d)
+    elif not isinstance(d, dt.datetime):  # a date, True, anything else: said, not guessed
+        raise ValueError(f"deadline {d!r}: a datetime, a timedelta, seconds from now or an "
+                         f"RFC 3339 string")
     if d.tzinfo is None:
         d = d.replace(tzinfo=dt.timezone.utc)
     return d.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
