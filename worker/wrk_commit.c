@@ -696,9 +696,23 @@ void wrk_commit_send(wrk_worker *w)
     pthread_mutex_unlock(&cm->mu);
 }
 
+/* The jobs a commit answered, counted as answered: a result the broker refused for its job
+ * alone was cut back to an internal_error (cut_back) after the job finished, and a count at
+ * the finish called it ok. Before the batch's end releases the tasks. */
+static void count_answered(const wrk_committer *cm)
+{
+    const char *why;
+    for (size_t i = 0; i < cm->nitems; i++) {
+        const batch_item *it = &cm->items[i];
+        wrk_metrics_job(wrk_task_finish(it->task), wrk_task_dead_letter(it->task, &why),
+                        it->msg->err ? -1 : rd_kafka_message_timestamp(it->msg, 0));
+    }
+}
+
 static void apply(wrk_worker *w)
 {
     wrk_committer *cm = w->cm;
+    if (cm->committed) count_answered(cm);
     for (size_t i = 0; i < w->nparts; i++) {
         if (cm->committed) w->jobs_done += wrk_part_count(w->parts[i], WRK_E_COMMITTING);
         wrk_part_batch_end(w->parts[i], cm->committed, wrk_entry_release);

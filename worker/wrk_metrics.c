@@ -294,7 +294,8 @@ void wrk_metrics_write(FILE *f)
 {
     uint64_t turn = atomic_load(&last_turn_ms);
     pthread_mutex_lock(&mu);
-    put_lcounter(f, "codeq_jobs_total", "status", "Jobs finished, by result status.", &m.jobs);
+    put_lcounter(f, "codeq_jobs_total", "status",
+                 "Jobs answered (counted at their commit), by the status published.", &m.jobs);
     put_scalar(f, "codeq_jobs_committed_total", "counter",
                "Jobs whose result was committed in a transaction.", (double)m.jobs_committed);
     put_histo(f, &m.duration);

@@ -3,7 +3,8 @@
  * updates them with one-line calls at the points a job or the group changes; everything the
  * loop already counts (commits, aborts, running jobs, partitions) is copied once per turn by
  * wrk_metrics_turn, so the committer and the slots need no metric code of their own (the
- * committer's start only says what it waits for). */
+ * committer's start says what it waits for; a commit's end, on the loop's thread, counts the
+ * jobs it answered). */
 #ifndef CODEQ_WRK_METRICS_H
 #define CODEQ_WRK_METRICS_H
 
@@ -23,8 +24,9 @@ void wrk_metrics_starting(const char *fmt, ...) __attribute__((format(printf, 1,
  * test hook CODEQ_TEST_STALL_FILE: while that file exists the loop sleeps here (bounded, 120
  * s), so a test can see /healthz turn unhealthy while the HTTP thread still answers. */
 void wrk_metrics_turn(const wrk_worker *w);
-/* A job finished (wrk_slots.c): its status, durations, findings, truncation, dead letter.
- * o may have no result (a dead letter); record_ts_ms is the record's Kafka timestamp (-1). */
+/* A job's answer was committed (wrk_commit.c): the status published, durations, findings,
+ * truncation, dead letter. o may have no result (a dead letter); record_ts_ms is the record's
+ * Kafka timestamp (-1). */
 void wrk_metrics_job(const wrk_outcome *o, bool dead_letter, int64_t record_ts_ms);
 /* A rebalance callback ran (wrk_rebalance.c): assign or revoke. */
 void wrk_metrics_rebalance(bool assign, bool lost);

@@ -157,8 +157,6 @@ static void finish(wrk_worker *w, wrk_part *p, wrk_entry *e)
                  o->status, reason);
     else
         wrk_logx(WRK_LOG_INFO, "job_finished", &ctx, "worker: job %s: %s", ctx.job_id, o->status);
-    wrk_metrics_job(o, wrk_task_dead_letter(e->task, &why),
-                    e->msg->err ? -1 : rd_kafka_message_timestamp(e->msg, 0));
     e->state = WRK_E_DONE;
     p->dirty = true;
     w->running--;
