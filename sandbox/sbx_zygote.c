@@ -128,7 +128,15 @@ static int sbx_zy_exec(sbx_proc *p, const sbx_config *c, int theirs, pid_t *pid)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&fa, SBX_ZY_FD + 1);
-    int rc = posix_spawn(pid, path, &fa, NULL, argv, (char **)sbx_zygote_envp);
+    /* A session of its own: a signal to the worker's process group (a shell's kill -- -PGID,
+     * timeout(1), a terminal's) is the worker's to act on. It killed the zygotes at once, so a
+     * SIGTERM meant to let running jobs finish ended them internal_error. The zygote still dies
+     * with the worker (PR_SET_PDEATHSIG, EOF on its socket). */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+    int rc = posix_spawn(pid, path, &fa, &at, argv, (char **)sbx_zygote_envp);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return sbx_fail(p, rc, "posix_spawn(%s)", path);

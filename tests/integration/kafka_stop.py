@@ -11,7 +11,11 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              a second worker joins, the first drains the partition it gives up, and is
              SIGTERMed then: the drain ends with the grace period, exit 0 within grace + 10 s.
   start-up   a worker whose broker address has no broker, SIGTERMed while it retries
-             init_transactions: it must end within 10 s, exit 0, saying it stopped."""
+             init_transactions: it must end within 10 s, exit 0, saying it stopped.
+  group      a worker in a process group of its own, two 3 s jobs running, SIGTERM to the whole
+             group (a shell's kill -- -PGID, timeout(1)): the jobs must finish ok and the worker
+             exit 0. The zygotes were in the worker's group and died at once: both jobs were
+             answered internal_error ("zygote died during the job") and the worker exited."""
 import os
 import pathlib
 import re
@@ -70,6 +74,39 @@ def start_up_case():
             kt.dump_threads(p.pid, f"{NAME}: start-up worker still running")
             p.kill()
             p.wait()
+
+
+def group_case():
+    """SIGTERM to the worker's process group: only the worker acts on it."""
+    s = setups["group"] = kt.Setup(f"{NAME}-group", 2)
+    port = free_port()
+    metrics = f"http://127.0.0.1:{port}/metrics"
+    with open(s.logdir / "w1.log", "w") as log:
+        w = subprocess.Popen([BIN, "worker", "-b", s.brokers, "-g", s.group, "--instance-id", "w1",
+                              "--worker-id", "w1", "--slots", "2", "--grace-ms", "20000",
+                              "--http", f"127.0.0.1:{port}", *WORKER_ISOLATION_ARGS, *s.topic_args],
+                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        ids = ["group-0", "group-1"]
+        s.produce_jobs([{"id": i, "code": "import time\ntime.sleep(3)\nprint('done')"}
+                        for i in ids])
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60 and running(metrics) < 2 and w.poll() is None:
+            time.sleep(0.1)
+        F.check(running(metrics) == 2, "group: the two jobs never ran at once")
+        os.killpg(w.pid, signal.SIGTERM)
+        rc, took = wait_exit(w, 40)
+        got = {r["id"]: r for r in s.read("results")}
+        print(f"{NAME}: group: SIGTERM to the worker's process group: exit {rc} after "
+              f"{took:.1f} s; {[(i, got.get(i, {}).get('status')) for i in ids]}", flush=True)
+        F.check(rc == 0, f"group: exit {rc} after {took:.1f} s")
+        F.check(all(got.get(i, {}).get("status") == "ok" and got[i].get("stdout") == "done\n"
+                    for i in ids), f"group: the running jobs did not finish ok: "
+                f"{[(i, got.get(i, {}).get('status'), got.get(i, {}).get('message')) for i in ids]}")
+    finally:
+        if w.poll() is None:
+            w.kill()
+            w.wait()
 
 
 def running(metrics):
@@ -181,6 +218,7 @@ try:
                     f"{case}: a stop with nothing wedged: exit {rc} after {took:.1f} s, {said}")
         F.check(not beats[case].exists(), f"{case}: the heartbeat file outlived the worker")
     drain_case()
+    group_case()
     start_up_case()
 finally:
     for s in setups.values():
