@@ -206,30 +206,45 @@ int cli_sandbox_opt(sbx_config *c, const char *cmd, const char *flag, const char
     return -1;
 }
 
-int cli_limit_opt(sbx_limits *l, bool is_max, char *arg)
+/* One NAME=VALUE of a limit list (len bytes at item) into *l. */
+static int limit_item(sbx_limits *l, bool is_max, const char *item, size_t len)
 {
-    char *eq = strchr(arg, '=');
+    char buf[128], *eq;
     unsigned v;
     sbx_limits ceiling;
     const char *flag = is_max ? "limit-max" : "limit-default";
-    if (!eq) {
-        fprintf(stderr, "codeq: --%s expects NAME=VALUE, got '%s'\n", flag, arg);
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), item);
+    if (!(eq = strchr(buf, '='))) {
+        fprintf(stderr, "codeq: --%s expects NAME=VALUE[,NAME=VALUE...], got '%s'\n", flag, buf);
         return -1;
     }
     *eq = '\0';
-    uint32_t *field = wrk_limit_field(l, arg);
+    uint32_t *field = wrk_limit_field(l, buf);
     if (!field) {
-        fprintf(stderr, "codeq: --%s: unknown limit '%s'\n", flag, arg);
+        fprintf(stderr, "codeq: --%s: unknown limit '%s'\n", flag, buf);
         return -1;
     }
     if (cli_uint(flag, eq + 1, &v) < 0) return -1;
     sbx_limits_max(&ceiling);
-    if (is_max && v > *wrk_limit_field(&ceiling, arg)) {
-        fprintf(stderr, "codeq: --limit-max %s=%u is above the sandbox's ceiling %u\n", arg, v,
-                *wrk_limit_field(&ceiling, arg));
+    if (is_max && v > *wrk_limit_field(&ceiling, buf)) {
+        fprintf(stderr, "codeq: --limit-max %s=%u is above the sandbox's ceiling %u\n", buf, v,
+                *wrk_limit_field(&ceiling, buf));
         return -1;
     }
     *field = v;
+    return 0;
+}
+
+int cli_limit_opt(sbx_limits *l, bool is_max, const char *arg)
+{
+    sbx_limits next = *l;
+    for (const char *s = arg;; s++) {
+        size_t n = strcspn(s, ",");
+        if (limit_item(&next, is_max, s, n) < 0) return -1;
+        s += n;
+        if (!*s) break;
+    }
+    *l = next;
     return 0;
 }
 

@@ -40,9 +40,11 @@ char *cli_read_file(const char *cmd, const char *path, size_t max, size_t *len);
 /* s (len bytes) as a JSON string, or NULL after "codeq: CMD: WHAT is not valid UTF-8" on
  * stderr: a job's text fields are JSON strings, and jansson refuses anything else. */
 json_t *cli_json_text(const char *cmd, const char *what, const char *s, size_t len);
-/* --limit-default / --limit-max NAME=VALUE: the operator's job limits. A maximum may only be
- * lowered below the sandbox's own ceiling (sbx_limits_max). Prints the error; -1 on bad input. */
-int cli_limit_opt(sbx_limits *l, bool is_max, char *arg);
+/* --limit-default / --limit-max NAME=VALUE[,NAME=VALUE...]: the operator's job limits (a list,
+ * so that one CODEQ_LIMIT_MAX or config line sets several). A maximum may only be lowered
+ * below the sandbox's own ceiling (sbx_limits_max). arg is left as it was (the caller's error
+ * names it). Prints the error; -1 on bad input, nothing set. */
+int cli_limit_opt(sbx_limits *l, bool is_max, const char *arg);
 /* --isolation NAME: one of the sandbox's (sbx_isolations). Prints "codeq: CMD: ..."; -1 if
  * unknown. */
 int cli_isolation_opt(sbx_config *c, const char *cmd, const char *arg);
@@ -70,9 +72,11 @@ int cli_uid_range_check(const char *cmd, const sbx_config *c, unsigned slots, ch
 int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 
 #define CLI_LIMITS_HELP                                                                     \
-    "      --limit-default NAME=V  default job limit, e.g. wall_ms=10000 (repeatable)\n"   \
-    "      --limit-max NAME=V    operator maximum a job may ask for, at most the built-in\n" \
-    "                            ceiling (repeatable); names as in schemas/job.schema.json\n"
+    "      --limit-default NAME=V[,NAME=V...]  default job limits, e.g. wall_ms=10000\n"   \
+    "                            (repeatable)\n"                                             \
+    "      --limit-max NAME=V[,NAME=V...]  operator maxima a job may ask for, at most the\n" \
+    "                            built-in ceilings (repeatable); names as in\n"             \
+    "                            schemas/job.schema.json\n"
 
 /* Parses a positive integer option or prints an error. */
 int cli_uint(const char *name, const char *arg, unsigned *out);

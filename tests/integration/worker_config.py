@@ -121,6 +121,27 @@ F.check(p.returncode == 2 and "jobs-topic=codeq.results (from command line) is a
 p = worker("--print-config", env={"CODEQ_DLQ_TOPIC": "codeq.audit"})
 F.check(p.returncode == 2 and "dlq-topic=codeq.audit (from CODEQ_DLQ_TOPIC) is also the "
         "audit-topic" in p.stderr, f"dead-letter topic = audit topic: {p.returncode} {p.stderr!r}")
+# Limits: a list in one setting (one CODEQ_LIMIT_* variable or config line sets several),
+# each limit line of --print-config with where its two values came from, and a refused one
+# echoed whole (its value was cut at its own '=': "limit-max=memory_mb").
+lconf = TMP / "limits.conf"
+lconf.write_text("limit-max = wall_ms=20000,pids=100\n")
+p = worker("--config", str(lconf), "--limit-max", "memory_mb=500", "--print-config",
+           env={"CODEQ_LIMIT_DEFAULT": "wall_ms=1000,cpu_ms=1000"})
+lim = {ln.split("=")[0]: ln for ln in p.stdout.splitlines() if ln.startswith("limit-default.")}
+F.check(p.returncode == 0 and
+        lim.get("limit-default.wall_ms") == "limit-default.wall_ms=1000  limit-max.wall_ms=20000"
+        f"  # CODEQ_LIMIT_DEFAULT, {lconf} line 1" and
+        lim.get("limit-default.cpu_ms", "").endswith("cpu_ms=60000  # CODEQ_LIMIT_DEFAULT, default") and
+        lim.get("limit-default.memory_mb", "").endswith("memory_mb=500  # default, command line") and
+        lim.get("limit-default.pids", "").endswith(f"pids=100  # default, {lconf} line 1"),
+        f"limit lists and their sources: {p.returncode} {list(lim.values())[:4]} {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_LIMIT_MAX": "memory_mb=2000"})
+F.check(p.returncode == 2 and "limit-max=memory_mb=2000 (from CODEQ_LIMIT_MAX)" in p.stderr,
+        f"a refused limit echoed whole: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", "--limit-default", "wall_ms=1000,nope=1")
+F.check(p.returncode == 2 and "unknown limit 'nope'" in p.stderr,
+        f"a bad item of a limit list: {p.returncode} {p.stderr!r}")
 bad = TMP / "bad.conf"
 bad.write_text("slots = 2\ndrain-ms = soon\n")
 p = worker("--config", str(bad), "--print-config")
