@@ -213,7 +213,11 @@ static int limit_item(sbx_limits *l, bool is_max, const char *item, size_t len)
     unsigned v;
     sbx_limits ceiling;
     const char *flag = is_max ? "limit-max" : "limit-default";
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), item);
+    if (len >= sizeof buf) { /* cut, zeros and spaces left out could read as another number */
+        fprintf(stderr, "codeq: --%s: '%.40s...' is too long for NAME=VALUE\n", flag, item);
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%.*s", (int)len, item);
     if (!(eq = strchr(buf, '='))) {
         fprintf(stderr, "codeq: --%s expects NAME=VALUE[,NAME=VALUE...], got '%s'\n", flag, buf);
         return -1;

@@ -712,11 +712,12 @@ static void count_answered(const wrk_committer *cm)
 static void apply(wrk_worker *w)
 {
     wrk_committer *cm = w->cm;
-    if (cm->committed) count_answered(cm);
-    for (size_t i = 0; i < w->nparts; i++) {
-        if (cm->committed) w->jobs_done += wrk_part_count(w->parts[i], WRK_E_COMMITTING);
-        wrk_part_batch_end(w->parts[i], cm->committed, wrk_entry_release);
+    if (cm->committed) { /* the batch's items: its entries in limbo too */
+        count_answered(cm);
+        w->jobs_done += cm->nitems;
     }
+    for (size_t i = 0; i < w->nparts; i++)
+        wrk_part_batch_end(w->parts[i], cm->committed, wrk_entry_release);
     for (size_t i = 0; i < w->nlimbo; i++) /* lost meanwhile: now nothing holds them */
         wrk_part_drop(w->limbo[i]);
     w->nlimbo = 0;

@@ -176,7 +176,9 @@ try:
                 "a deadline string without its offset was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", deadline="2026-02-30T00:00:00Z") is not None,
                 "a deadline on 30 February was not refused before sending")
-        for bad in (object(), True, datetime.date(2030, 1, 1)):  # AttributeError, or 1 s
+        # AttributeError, 1 s, OverflowError
+        for bad in (object(), True, datetime.date(2030, 1, 1), float("inf"), 1e12,
+                    datetime.timedelta.max):
             F.check(raises(ValueError, c.submit, "print(1)", deadline=bad) is not None,
                     f"a deadline of {bad!r} was not refused with ValueError")
         step("rejected+invalid", t1)

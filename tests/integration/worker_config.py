@@ -139,6 +139,9 @@ F.check(p.returncode == 0 and
 p = worker("--print-config", env={"CODEQ_LIMIT_MAX": "memory_mb=2000"})
 F.check(p.returncode == 2 and "limit-max=memory_mb=2000 (from CODEQ_LIMIT_MAX)" in p.stderr,
         f"a refused limit echoed whole: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", "--limit-default", "wall_ms=" + "0" * 116 + "1000")  # read as 100
+F.check(p.returncode == 2 and "is too long for NAME=VALUE" in p.stderr,
+        f"a limit item too long to hold: {p.returncode} {p.stderr!r}")
 p = worker("--print-config", "--limit-default", "wall_ms=1000,nope=1")
 F.check(p.returncode == 2 and "unknown limit 'nope'" in p.stderr,
         f"a bad item of a limit list: {p.returncode} {p.stderr!r}")

@@ -47,6 +47,7 @@ class Core:
         self.listen_topic = self.reply_topic or results_topic
         self._base = base
         self._lock = threading.Lock()
+        self._open = threading.Lock()    # held by a produce and by close: none runs after it
         self._watched: set = set()        # ids whose result this client keeps
         self._arrived: dict = {}          # id -> result dict, not yet taken
         self._waiters: dict = {}          # id -> [Waiter]
@@ -157,9 +158,14 @@ class Core:
     def produce(self, job: dict, on_done: Callable[[Optional[KafkaError]], None]) -> None:
         """Queue a job; on_done(None or error) runs on the delivery thread. A job the producer
         refuses at once (larger than the broker takes, say) raises CodeqError, not watched."""
-        if self._stop.is_set():  # its threads are gone: no delivery report would ever come
-            raise CodeqError("codeq: client closed")
         value = json.dumps(job, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        with self._open:
+            # its threads gone, no delivery report would come, and the job still go out
+            if self._stop.is_set():
+                raise CodeqError("codeq: client closed")
+            self._produce(job, value, on_done)
+
+    def _produce(self, job: dict, value: bytes, on_done) -> None:
         self.watch(job["id"])
         try:
             for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
@@ -279,9 +285,10 @@ class Core:
 
     # -- end -----------------------------------------------------------------------------
     def close(self, timeout: float = 10.0) -> None:
-        if self._stop.is_set():
-            return
-        self._stop.set()
+        with self._open:  # after a produce under way, before any other
+            if self._stop.is_set():
+                return
+            self._stop.set()
         for t in self._threads:
             t.join(timeout)
         left = self.producer.flush(timeout)

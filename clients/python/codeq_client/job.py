@@ -143,13 +143,20 @@ def _deadline(d: Deadline) -> str:
     if isinstance(d, str):
         return _deadline_string(d)
     now = dt.datetime.now(dt.timezone.utc)
-    if isinstance(d, dt.timedelta):
-        d = now + d
-    elif isinstance(d, (int, float)) and not isinstance(d, bool):
-        d = now + dt.timedelta(seconds=d)
-    elif not isinstance(d, dt.datetime):  # a date, True, anything else: said, not guessed
+    try:  # inf, nan, 1e12 seconds or timedelta.max from now: past year 9999
+        if isinstance(d, dt.timedelta):
+            d = now + d
+        elif isinstance(d, (int, float)) and not isinstance(d, bool):
+            d = now + dt.timedelta(seconds=d)
+    except (OverflowError, ValueError) as e:
+        raise ValueError(f"deadline {d!r} from now: {e}") from e
+    if not isinstance(d, dt.datetime):  # a date, True, anything else: said, not guessed
         raise ValueError(f"deadline {d!r}: a datetime, a timedelta, seconds from now or an "
                          f"RFC 3339 string")
     if d.tzinfo is None:
         d = d.replace(tzinfo=dt.timezone.utc)
-    return d.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    try:
+        d = d.astimezone(dt.timezone.utc)
+    except OverflowError as e:  # datetime.max at +14:00
+        raise ValueError(f"deadline {d!r}: {e}") from e
+    return d.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
