@@ -4,7 +4,8 @@
  * With --reply-to it reads the reply topic and the results topic both: a worker answers a
  * job there that it may not answer on its reply_to (a topic it may not write, a result too
  * large for it). Results are read with read_committed, as every codeq reader should. The
- * whole command, Kafka's set-up included, ends within its --timeout. */
+ * whole command, Kafka's set-up included, ends within its --timeout, but for the wait for
+ * the broker to acknowledge the jobs it sent (up to 30 s more). */
 #include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -22,8 +23,9 @@ static const char submit_help[] =
     "at the timeout or Kafka failed, 2 on a bad option or a file that cannot be sent (one\n"
     "that cannot be read, or is not UTF-8 text): then no job is sent.\n\n"
     CLI_KAFKA_HELP
-    "  -t, --timeout S           seconds the whole command may take, results included\n"
-    "                            (default 60)\n"
+    "  -t, --timeout S           seconds the command waits for Kafka and the results\n"
+    "                            (default 60); the broker's acknowledgment of the jobs\n"
+    "                            sent is waited for up to 30 s more\n"
     "      --stdin FILE          standard input for every job\n"
     "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic (an\n"
     "                            existing topic the worker may write; a result the worker\n"
@@ -265,7 +267,9 @@ static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, p
             d.outstanding++;
         }
     }
-    if (rc == 0 && wrk_publish_wait(p, &d, wait_ms(30000), err, sizeof err) < 0) {
+    /* Not bound by --timeout: jobs being sent are waited for until the broker has them (or
+     * refused them), never left sent or not, unknown; -t 1 means "do not wait for results". */
+    if (rc == 0 && wrk_publish_wait(p, &d, 30000, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         rc = -1;
     }
