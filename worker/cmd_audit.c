@@ -134,9 +134,7 @@ static rd_kafka_t *new_reader(const wrk_kafka_opts *o, char *err, size_t errlen)
 static int partitions(rd_kafka_t *k, const wrk_kafka_opts *o, char *err, size_t errlen)
 {
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(k, o->audit_topic, NULL);
-    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 0, rkt, &md, MD_TIMEOUT_MS);
-    rd_kafka_topic_destroy(rkt);
+    rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(k, o->audit_topic, MD_TIMEOUT_MS, &md);
     if (e) {
         snprintf(err, errlen, "codeq: audit: cannot reach the broker at %s: %s", o->brokers,
                  rd_kafka_err2str(e));

@@ -73,10 +73,7 @@ static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what
                                                  const char *topic, char *err, size_t errlen)
 {
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(k, topic, NULL);
-    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(k, 0, t, &md, wait_ms(10000))
-                              : rd_kafka_last_error();
-    if (t) rd_kafka_topic_destroy(t);
+    rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(k, topic, wait_ms(10000), &md);
     if (!e && md->topic_cnt == 1 && !md->topics[0].err) return md;
     bool unknown = !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic,

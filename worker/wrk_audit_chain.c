@@ -244,10 +244,8 @@ static int read_tail(const wrk_config *c, const char *writer, newest *n, char *e
         return -1;
     }
     const char *topic = c->kafka.audit_topic;
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(k, topic, NULL);
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 0, rkt, &md, 10000);
-    rd_kafka_topic_destroy(rkt);
+    rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(k, topic, 10000, &md);
     int rc = 0;
     if (e) {
         snprintf(err, errlen, "codeq: audit chain: metadata of %s: %s", topic, rd_kafka_err2str(e));

@@ -24,12 +24,10 @@
 static int topic_partitions(wrk_worker *w, rd_kafka_resp_err_t *err)
 {
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(w->k, w->c->kafka.jobs_topic, NULL);
-    *err = t ? rd_kafka_metadata(w->k, 0, t, &md, 2000) : RD_KAFKA_RESP_ERR__FAIL;
+    *err = wrk_kafka_topic_metadata(w->k, w->c->kafka.jobs_topic, 2000, &md);
     int n = -1;
     if (!*err) n = md->topic_cnt < 1 || md->topics[0].err ? 0 : md->topics[0].partition_cnt;
     if (md) rd_kafka_metadata_destroy(md);
-    if (t) rd_kafka_topic_destroy(t);
     return n;
 }
 

@@ -115,6 +115,11 @@ int wrk_kafka_set(rd_kafka_conf_t *conf, const char *name, const char *value, ch
 /* n {name, value} pairs, in order. */
 int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t n, char *err,
                       size_t errlen);
+/* The cluster's metadata for one topic, asked through rk for up to wait_ms: the request's
+ * error, or 0 and *md (the caller destroys it). The topic's own error, and whether the answer
+ * names it, are the caller's to read. */
+rd_kafka_resp_err_t wrk_kafka_topic_metadata(rd_kafka_t *rk, const char *topic, int wait_ms,
+                                             const rd_kafka_metadata_t **md);
 /* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and
  * the results, audit and dead-letter topics' max.message.bytes (DescribeConfigs), the least,
  * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot

@@ -174,19 +174,45 @@ static rd_kafka_t *admin_handle(const wrk_kafka_opts *o, char *err, size_t errle
     return rk;
 }
 
-static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, int32_t *id);
+rd_kafka_resp_err_t wrk_kafka_topic_metadata(rd_kafka_t *rk, const char *topic, int wait_ms,
+                                             const rd_kafka_metadata_t **md)
+{
+    *md = NULL;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
+    if (!t) return rd_kafka_last_error() ? rd_kafka_last_error() : RD_KAFKA_RESP_ERR__FAIL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, t, md, wait_ms);
+    rd_kafka_topic_destroy(t);
+    return e;
+}
+
+/* Whether the cluster's controller is one of its brokers, from md, the answer rk got a moment
+ * ago (the broker list comes with any). librdkafka sends DescribeConfigs and CreateTopics to
+ * the controller, and its mock cluster (`codeq broker`) names controller 0 while its brokers
+ * are 1..n, so such a request waited out its whole timeout: 10 s of every worker's start, 5 s
+ * of every `codeq submit`. True when it cannot be told (no answer, no controller named): the
+ * request then waits, as before. *id: the controller that answer named. */
+static bool controller_listed(rd_kafka_t *rk, const rd_kafka_metadata_t *md, int32_t *id)
+{
+    *id = -1;
+    if (!md) return true;
+    *id = rd_kafka_controllerid(rk, 0); /* updated from md's response before it returned */
+    bool listed = *id < 0;
+    for (int i = 0; i < md->broker_cnt; i++) listed |= md->brokers[i].id == *id;
+    return listed;
+}
 
 /* How many partitions `topic` has: 0 when the cluster says it has no such topic (or one being
  * made, no partition listed yet: its creation then finds it there), -1 with err when the
  * cluster did not answer in wait_ms or refused. A topic whose leaders are not elected yet
- * (made a moment ago) exists: topics_ready waits for them. */
+ * (made a moment ago) exists: topics_ready waits for them. *controller: -1, or the controller
+ * the answer named when it is none of the cluster's brokers (controller_listed). */
 static int topic_partitions(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *topic,
-                            int wait_ms, char *err, size_t errlen)
+                            int wait_ms, int32_t *controller, char *err, size_t errlen)
 {
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
-    rd_kafka_resp_err_t e = t ? rd_kafka_metadata(rk, 0, t, &md, wait_ms) : rd_kafka_last_error();
-    if (t) rd_kafka_topic_destroy(t);
+    rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(rk, topic, wait_ms, &md);
+    int32_t id;
+    *controller = controller_listed(rk, md, &id) ? -1 : id;
     int n = -1;
     if (e)
         snprintf(err, errlen, "codeq: topics: the cluster at %s did not answer: %s (waited up "
@@ -208,12 +234,12 @@ static int topic_partitions(rd_kafka_t *rk, const wrk_kafka_opts *o, const char 
  * stderr, with what of the request it did not get: a topic's partitions and settings are the
  * operator's to change (kafka-topics.sh --alter), never changed here behind their back. */
 static int find_missing(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *const *names,
-                        const wrk_topic_request *req, const char **missing, char *err,
-                        size_t errlen)
+                        const wrk_topic_request *req, const char **missing,
+                        int32_t *controller, char *err, size_t errlen)
 {
     int nmissing = 0;
     for (int i = 0; i < 4; i++) {
-        int have = topic_partitions(rk, o, names[i], 10000, err, errlen);
+        int have = topic_partitions(rk, o, names[i], 10000, controller, err, errlen);
         if (have < 0) return -1;
         if (have == 0) {
             missing[nmissing++] = names[i];
@@ -232,11 +258,11 @@ static int find_missing(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *con
 }
 
 /* librdkafka sends CreateTopics to the controller, which the mock cluster names but does not
- * have (see controller_listed): the request would wait 30 s and fail without saying why. */
-static int check_controller(rd_kafka_t *rk, const char *topic, char *err, size_t errlen)
+ * have (see controller_listed): the request would wait 30 s and fail without saying why.
+ * id: the controller find_missing's answers named when it is none of the brokers, or -1. */
+static int check_controller(int32_t id, const char *topic, char *err, size_t errlen)
 {
-    int32_t id;
-    if (controller_listed(rk, topic, 10000, &id)) return 0;
+    if (id < 0) return 0;
     snprintf(err, errlen, "codeq: topics: cannot create %s: the cluster names broker %d as its "
              "controller, which is none of its brokers (the development broker, `codeq broker`, "
              "makes its topics when it starts: give it the names there)", topic, (int)id);
@@ -279,9 +305,10 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, const wrk_topic_request *re
     const char *missing[4];
     rd_kafka_t *rk = admin_handle(o, err, errlen);
     if (!rk) return -1;
-    int n = find_missing(rk, o, names, req, missing, err, errlen);
+    int32_t controller = -1;
+    int n = find_missing(rk, o, names, req, missing, &controller, err, errlen);
     int rc = n < 0 ? -1 : 0;
-    if (n > 0 && (check_controller(rk, missing[0], err, errlen) < 0 ||
+    if (n > 0 && (check_controller(controller, missing[0], err, errlen) < 0 ||
                   create_missing(rk, missing, n, req, err, errlen) < 0))
         rc = -1;
     uint64_t deadline = wrk_now_ms() + 30000;
@@ -294,28 +321,6 @@ int wrk_kafka_create_topics(const wrk_kafka_opts *o, const wrk_topic_request *re
     }
     rd_kafka_destroy(rk);
     return rc;
-}
-
-/* Whether the cluster's controller is one of its brokers, asked in one metadata request for
- * `topic` (the broker list comes with any). librdkafka sends DescribeConfigs to the controller,
- * and its mock cluster (`codeq broker`) names controller 0 while its brokers are 1..n, so the
- * request waited out its whole timeout: 10 s of every worker's start, 5 s of every `codeq
- * submit`. True when it cannot be told (no answer in time, no controller named): the request
- * then waits, as before. *id: the controller that response named. */
-static bool controller_listed(rd_kafka_t *rk, const char *topic, int wait_ms, int32_t *id)
-{
-    const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
-    bool listed = true;
-    *id = -1;
-    if (t && !rd_kafka_metadata(rk, 0, t, &md, wait_ms)) {
-        *id = rd_kafka_controllerid(rk, 0); /* updated from that response before it returned */
-        listed = *id < 0;
-        for (int i = 0; i < md->broker_cnt; i++) listed |= md->brokers[i].id == *id;
-    }
-    if (md) rd_kafka_metadata_destroy(md);
-    if (t) rd_kafka_topic_destroy(t);
-    return listed;
 }
 
 /* Reads the configurations of up to 8 topics in one DescribeConfigs (through rk, waiting
@@ -334,7 +339,11 @@ static void describe_topics(rd_kafka_t *rk, const char *const *topics, int n, in
     char kerr[256];
     int32_t id;
     uint64_t deadline = wrk_now_ms() + (uint64_t)wait_ms;
-    if (!controller_listed(rk, topics[0], wait_ms, &id)) {
+    const rd_kafka_metadata_t *md = NULL;
+    wrk_kafka_topic_metadata(rk, topics[0], wait_ms, &md);
+    bool listed = controller_listed(rk, md, &id);
+    if (md) rd_kafka_metadata_destroy(md);
+    if (!listed) {
         snprintf(note, notelen, "topic configurations not read (the cluster names broker %d as "
                  "its controller, which is none of its brokers: librdkafka's mock cluster, "
                  "`codeq broker`, does so)", (int)id);

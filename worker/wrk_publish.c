@@ -291,12 +291,8 @@ static int reply_topic_check(rd_kafka_t *p, const char *topic, size_t *max_bytes
         *max_bytes = reply_ok[at].limits.max_bytes;
         return 0;
     }
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(p, topic, NULL);
-    if (!rkt) return 0;
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(p, 0, rkt, &md, REPLY_MD_TIMEOUT_MS);
-    rd_kafka_topic_destroy(rkt);
-    if (e) return 0;
+    if (wrk_kafka_topic_metadata(p, topic, REPLY_MD_TIMEOUT_MS, &md)) return 0;
     rd_kafka_resp_err_t te = RD_KAFKA_RESP_ERR_NO_ERROR;
     for (int i = 0; i < md->topic_cnt; i++)
         if (!strcmp(md->topics[i].topic, topic)) te = md->topics[i].err;
