@@ -94,6 +94,9 @@ int cli_args_build(int argc, char **argv, const struct option *longopts, cli_arg
 void cli_args_blame(const cli_args *a, int index);
 /* Where the last value of --name (or -short_opt) came from; NULL: not given. */
 const char *cli_args_source(const cli_args *a, const char *name, char short_opt);
+/* The same, counting only the values pred(value, arg) accepts. */
+const char *cli_args_source_if(const cli_args *a, const char *name, char short_opt,
+                               bool (*pred)(const char *value, const void *arg), const void *arg);
 /* Where the last -X NAME=... came from; NULL: not given. */
 const char *cli_args_kafka_source(const cli_args *a, const char *name);
 

@@ -190,18 +190,29 @@ void cli_args_blame(const cli_args *a, int index)
             !eq ? "" : wrk_kafka_secret(name) ? "******" : eq + 1, a->src[index]);
 }
 
-const char *cli_args_source(const cli_args *a, const char *name, char short_opt)
+const char *cli_args_source_if(const cli_args *a, const char *name, char short_opt,
+                               bool (*pred)(const char *value, const void *arg), const void *arg)
 {
     size_t n = strlen(name);
     const char *src = NULL;
     for (int i = 1; i < a->argc; i++) {
-        const char *w = a->argv[i];
-        if ((strncmp(w, "--", 2) == 0 && strncmp(w + 2, name, n) == 0 &&
-             (w[2 + n] == '=' || w[2 + n] == '\0')) ||
-            (short_opt && w[0] == '-' && w[1] == short_opt))
-            src = a->src[i];
+        const char *w = a->argv[i], *v;
+        const char *next = i + 1 < a->argc ? a->argv[i + 1] : NULL;
+        if (strncmp(w, "--", 2) == 0 && strncmp(w + 2, name, n) == 0 &&
+            (w[2 + n] == '=' || w[2 + n] == '\0'))
+            v = w[2 + n] == '=' ? w + 3 + n : next;
+        else if (short_opt && w[0] == '-' && w[1] == short_opt)
+            v = w[2] ? w + 2 : next;
+        else
+            continue;
+        if (!pred || (v && pred(v, arg))) src = a->src[i];
     }
     return src;
+}
+
+const char *cli_args_source(const cli_args *a, const char *name, char short_opt)
+{
+    return cli_args_source_if(a, name, short_opt, NULL, NULL);
 }
 
 /* Where the last -X NAME=... came from. The words were split at '=' by then

@@ -147,26 +147,12 @@ static int check_topics(const wrk_kafka_opts *k, const cli_args *a)
 }
 
 /* Whether the limit list `list` (NAME=V[,NAME=V...]) sets `limit`. */
-static bool list_sets(const char *list, const char *limit)
+static bool list_sets(const char *list, const void *limit)
 {
     size_t n = strlen(limit);
     for (const char *s = list; *s; s += strcspn(s, ","), s += *s == ',')
         if (strncmp(s, limit, n) == 0 && s[n] == '=') return true;
     return false;
-}
-
-/* Where the last --FLAG setting `limit` came from (NULL: the built-in value). */
-static const char *limit_source(const cli_args *a, const char *flag, const char *limit)
-{
-    size_t n = strlen(flag);
-    const char *src = NULL;
-    for (int i = 1; i < a->argc; i++) {
-        const char *w = a->argv[i];
-        if (strncmp(w, "--", 2) != 0 || strncmp(w + 2, flag, n) != 0) continue;
-        const char *v = w[2 + n] == '=' ? w + 3 + n : !w[2 + n] && i + 1 < a->argc ? a->argv[i + 1] : NULL;
-        if (v && list_sets(v, limit)) src = a->src[i];
-    }
-    return src;
 }
 
 /* The effective configuration, each setting with where it came from; secrets masked. */
@@ -215,8 +201,9 @@ static void print_config(const wrk_config *c, const cli_args *a, const shown *s)
     print_kafka(&c->kafka, a);
     for (size_t i = 0; wrk_limit_name(i); i++) {
         sbx_limits l[2] = {c->defaults, c->max};
-        const char *name = wrk_limit_name(i), *ds = limit_source(a, "limit-default", name),
-                   *ms = limit_source(a, "limit-max", name);
+        const char *name = wrk_limit_name(i);
+        const char *ds = cli_args_source_if(a, "limit-default", 0, list_sets, name),
+                   *ms = cli_args_source_if(a, "limit-max", 0, list_sets, name);
         printf("limit-default.%s=%u  limit-max.%s=%u  # %s, %s\n", name,
                *wrk_limit_field(&l[0], name), name, *wrk_limit_field(&l[1], name),
                ds ? ds : "default", ms ? ms : "default");
