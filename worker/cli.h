@@ -83,13 +83,16 @@ int cli_uint(const char *name, const char *arg, unsigned *out);
 
 /* Settings from the config file and the environment as flags before the command line's
  * (cli_config.c): flags > CODEQ_* environment > --config file > defaults. src[i] says where
- * argv[i] came from ("CODEQ_SLOTS", "FILE line 3", "command line"). */
+ * argv[i] came from ("CODEQ_SLOTS", "FILE line 3", "command line"). The command line's
+ * long flags are written out in full (--conf is --config), as getopt_long would read them
+ * with the same shortopts and longopts. */
 typedef struct {
     int argc;
     char **argv;
     char **src;
 } cli_args;
-int cli_args_build(int argc, char **argv, const struct option *longopts, cli_args *a);
+int cli_args_build(int argc, char **argv, const char *shortopts,
+                   const struct option *longopts, cli_args *a);
 /* After a flag at argv[index] was refused: says which setting and source it was. */
 void cli_args_blame(const cli_args *a, int index);
 /* Where the last value of --name (or -short_opt) came from; NULL: not given. */

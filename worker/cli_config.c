@@ -148,13 +148,70 @@ static int from_env(cli_args *a, const struct option *lo)
     return 0;
 }
 
-static const char *config_path(int argc, char **argv)
+/* getopt_long takes an unambiguous prefix of a long flag (--conf for --config). The command
+ * line's flags are written out in full, so that --config is found however it was spelt and
+ * every lookup by name (cli_args_source, --print-config) sees the flag getopt will. A prefix
+ * that is ambiguous or unknown is left as it is, for getopt to refuse. */
+static char *full_flag(const struct option *lo, char *w, const struct option **hit)
+{
+    const char *name = w + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    *hit = NULL;
+    for (; lo->name; lo++) {
+        if (strncmp(lo->name, name, n) != 0) continue;
+        if (strlen(lo->name) == n) {
+            *hit = lo;
+            return w;
+        }
+        if (*hit) { /* ambiguous unless both are one option (getopt's rule) */
+            if ((*hit)->has_arg != lo->has_arg || (*hit)->flag != lo->flag ||
+                (*hit)->val != lo->val)
+                return *hit = NULL, w;
+            continue;
+        }
+        *hit = lo;
+    }
+    return *hit ? fmt("--%s%s", (*hit)->name, eq ? eq : "") : w;
+}
+
+/* The command line's words as getopt will read them: long flags in full, values (the word
+ * after a flag that takes one) and everything after "--" untouched. */
+static int from_command_line(cli_args *a, int argc, char **argv, const char *shortopts,
+                             const struct option *lo)
+{
+    bool value = false, rest = false;
+    for (int i = 1; i < argc; i++) {
+        char *w = argv[i];
+        if (value || rest || w[0] != '-' || !w[1]) {
+            value = false;
+        } else if (strcmp(w, "--") == 0) {
+            rest = true;
+        } else if (w[1] == '-') {
+            const struct option *o;
+            w = full_flag(lo, w, &o);
+            value = o && o->has_arg == required_argument && !strchr(w, '=');
+        } else { /* a cluster of short flags: the first that takes a value takes the rest */
+            for (const char *c = w + 1; *c; c++) {
+                const char *at = strchr(shortopts, *c);
+                if (at && at[1] == ':') {
+                    value = !c[1];
+                    break;
+                }
+            }
+        }
+        if (add(a, w, "command line") < 0) return -1;
+    }
+    return 0;
+}
+
+/* The file --config (or CODEQ_CONFIG) names, from the command line's words in full. */
+static const char *config_path(const cli_args *cmd)
 {
     const char *path = getenv("CODEQ_CONFIG");
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) break;
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) path = argv[++i];
-        else if (strncmp(argv[i], "--config=", 9) == 0) path = argv[i] + 9;
+    for (int i = 1; i < cmd->argc; i++) {
+        if (strcmp(cmd->argv[i], "--") == 0) break;
+        if (strcmp(cmd->argv[i], "--config") == 0 && i + 1 < cmd->argc) path = cmd->argv[++i];
+        else if (strncmp(cmd->argv[i], "--config=", 9) == 0) path = cmd->argv[i] + 9;
     }
     return path && *path ? path : NULL;
 }
@@ -163,18 +220,27 @@ static const char *config_path(int argc, char **argv)
  * that they stay reachable (LeakSanitizer) after the caller's cli_args is gone. */
 static char **volatile kept_argv, **volatile kept_src; /* volatile: stores kept */
 
-int cli_args_build(int argc, char **argv, const struct option *lo, cli_args *a)
+int cli_args_build(int argc, char **argv, const char *shortopts, const struct option *lo,
+                   cli_args *a)
 {
+    cli_args cmd = {0, calloc(CFG_MAX_ARGS, sizeof *a->argv),
+                    calloc(CFG_MAX_ARGS, sizeof *a->src)};
     a->argv = kept_argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
     a->src = kept_src = calloc(CFG_MAX_ARGS, sizeof *a->src);
     a->argc = 0;
-    if (!a->argv || !a->src || add(a, argv[0], "") < 0) return -1;
-    const char *path = config_path(argc, argv);
-    if (path && from_file(a, lo, path) < 0) return -1;
-    if (from_env(a, lo) < 0) return -1;
-    for (int i = 1; i < argc; i++)
-        if (add(a, argv[i], "command line") < 0) return -1;
-    return 0;
+    int rc = !cmd.argv || !cmd.src || !a->argv || !a->src || add(&cmd, argv[0], "") < 0 ||
+                     from_command_line(&cmd, argc, argv, shortopts, lo) < 0 ||
+                     add(a, argv[0], "") < 0
+                 ? -1
+                 : 0;
+    const char *path = rc == 0 ? config_path(&cmd) : NULL;
+    if (rc == 0 && path && from_file(a, lo, path) < 0) rc = -1;
+    if (rc == 0 && from_env(a, lo) < 0) rc = -1;
+    for (int i = 1; rc == 0 && i < cmd.argc; i++)
+        if (add(a, cmd.argv[i], cmd.src[i]) < 0) rc = -1;
+    free(cmd.argv);
+    free(cmd.src);
+    return rc;
 }
 
 void cli_args_blame(const cli_args *a, int index)

@@ -419,8 +419,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     cli_args a;
     wrk_config_default(&c);
     /* flags > CODEQ_* environment > --config file > defaults: one list, the last word wins */
-    if (cli_args_build(argc, argv, longopts, &a) < 0) return 2;
-    while ((opt = getopt_long(a.argc, a.argv, "b:X:g:h", longopts, NULL)) != -1) {
+    static const char shortopts[] = "b:X:g:h";
+    if (cli_args_build(argc, argv, shortopts, longopts, &a) < 0) return 2;
+    while ((opt = getopt_long(a.argc, a.argv, shortopts, longopts, NULL)) != -1) {
         int k = cli_kafka_opt(opt, optarg, &c.kafka);
         if (k == 0) k = number(opt, optarg, &c);
         if (k < 0) goto bad;

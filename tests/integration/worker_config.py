@@ -162,6 +162,26 @@ F.check(p.returncode == 2 and "nope.conf" in p.stderr, f"missing config file: {p
 p = worker("--config", str(TMP), "--print-config")  # fopen() takes a directory; reading fails
 F.check(p.returncode == 2 and f"{TMP}: Is a directory" in p.stderr,
         f"a directory as the config file: {p.returncode} {p.stderr!r}")
+# getopt_long takes an unambiguous prefix of a long flag; before, `--conf FILE` was read as
+# --config by getopt but never opened (the file's settings silently missing), and an
+# abbreviated flag's value was listed as the default's.
+s = settings(worker("--conf", str(conf), "--print-config"))
+F.check(s.get("slots") == ("3", f"{conf} line 3"), f"--conf read as --config: {s.get('slots')}")
+s = settings(worker("--conf=" + str(conf), "--slo", "6", "--limit-def", "pids=9", "--print-c"))
+F.check(s.get("slots") == ("6", "command line") and s.get("group") == ("from-file", f"{conf} line 4"),
+        f"abbreviated flags and their source: {s.get('slots')} {s.get('group')}")
+p = worker("--limit-def=pids=9", "--print-config")
+F.check(p.returncode == 0 and "limit-default.pids=9  limit-max.pids=256  # command line, default"
+        in p.stdout, f"an abbreviated limit flag's source: {p.returncode} {p.stdout!r}")
+# a flag's value is never taken for a flag, and an ambiguous prefix is refused as before
+s = settings(worker("--jobs-topic", "--slo", "--print-config"))
+F.check(s.get("jobs-topic") == ("--slo", "command line") and s.get("slots") == ("2", "default"),
+        f"a value that looks like a flag: {s.get('jobs-topic')} {s.get('slots')}")
+s = settings(worker("-g", "--conf", "--print-config"))
+F.check(s.get("group") == ("--conf", "command line"), f"a short flag's value: {s.get('group')}")
+p = worker("--s", "3", "--print-config")
+F.check(p.returncode == 2 and "'--s' is ambiguous" in p.stderr,
+        f"an ambiguous prefix: {p.returncode} {p.stderr!r}")
 # Values that used to pass --print-config and fail only after the worker reached Kafka (or
 # never: a port past 65535 wrapped around, a cgroup parent with '..' left its hierarchy).
 for flag, value, want in [
