@@ -327,6 +327,15 @@ static void kill_all(wrk_worker *w, const char *why)
                 wrk_task_kill(w->parts[i]->e[j].task, why);
 }
 
+/* Whether a finished job's answer waits for a commit. */
+static bool answers_waiting(const wrk_worker *w)
+{
+    for (size_t i = 0; i < w->nparts; i++)
+        for (size_t j = 0; j < w->parts[i]->n; j++)
+            if (w->parts[i]->e[j].state == WRK_E_DONE) return true;
+    return false;
+}
+
 /* Finish or kill in-flight work within the grace period, publish what finished. */
 static void shut_down(wrk_worker *w)
 {
@@ -350,8 +359,18 @@ static void shut_down(wrk_worker *w)
     }
     wrk_stop_step("running jobs");
     wrk_slots_service(w, 0); /* what finished meanwhile is answered, even with no grace left */
+    uint64_t next_beat = 0;
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
+        /* the probes see a worker that is finishing its jobs, not a stalled loop: a grace
+         * period longer than --health-stall-ms would have /healthz fail, and the worker be
+         * killed by its orchestrator with the jobs it was letting finish */
+        wrk_metrics_turn(w);
+        heartbeat(w, &next_beat);
         wrk_slots_service(w, 50);
+        /* a job that finishes while others run is answered now, not when the last one ends
+         * (up to the whole grace period later, or never if the stop is cut short by SIGKILL) */
+        wrk_commit_collect(w, false);
+        if (answers_waiting(w) && wrk_commit_due(w)) wrk_commit_send(w);
         rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 0); /* serves the group only */
         if (m) rd_kafka_message_destroy(m); /* not taken: the next owner runs it */
     }

@@ -12,9 +12,10 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              SIGTERMed then: the drain ends with the grace period, exit 0 within grace + 10 s.
   start-up   a worker whose broker address has no broker, SIGTERMed while it retries
              init_transactions: it must end within 10 s, exit 0, saying it stopped.
-  group      a worker in a process group of its own, two 3 s jobs running, SIGTERM to the whole
-             group (a shell's kill -- -PGID, timeout(1)): the jobs must finish ok and the worker
-             exit 0. The zygotes were in the worker's group and died at once: both jobs were
+  group      a worker in a process group of its own, a 1 s and a 6 s job running, SIGTERM to the
+             whole group (a shell's kill -- -PGID, timeout(1)): the jobs must finish ok and the
+             worker exit 0; the short job's answer is committed (and counted) while the long
+             one still runs, and /healthz and the heartbeat file say the worker is alive. The zygotes were in the worker's group and died at once: both jobs were
              answered internal_error ("zygote died during the job") and the worker exited."""
 import os
 import pathlib
@@ -79,22 +80,44 @@ def start_up_case():
 def group_case():
     """SIGTERM to the worker's process group: only the worker acts on it."""
     s = setups["group"] = kt.Setup(f"{NAME}-group", 2)
-    port = free_port()
+    port, beat = free_port(), s.logdir / "heartbeat"
     metrics = f"http://127.0.0.1:{port}/metrics"
     with open(s.logdir / "w1.log", "w") as log:
         w = subprocess.Popen([BIN, "worker", "-b", s.brokers, "-g", s.group, "--instance-id", "w1",
                               "--worker-id", "w1", "--slots", "2", "--grace-ms", "20000",
-                              "--http", f"127.0.0.1:{port}", *WORKER_ISOLATION_ARGS, *s.topic_args],
+                              "--http", f"127.0.0.1:{port}", "--health-stall-ms", "1000",
+                              "--heartbeat-file", str(beat),
+                              *WORKER_ISOLATION_ARGS, *s.topic_args],
                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         ids = ["group-0", "group-1"]
-        s.produce_jobs([{"id": i, "code": "import time\ntime.sleep(3)\nprint('done')"}
-                        for i in ids])
+        s.produce_jobs([{"id": i, "code": f"import time\ntime.sleep({secs})\nprint('done')",
+                         "limits": {"wall_ms": 10000}} for i, secs in zip(ids, (1, 6))])
         t0 = time.monotonic()
         while time.monotonic() - t0 < 60 and running(metrics) < 2 and w.poll() is None:
             time.sleep(0.1)
         F.check(running(metrics) == 2, "group: the two jobs never ran at once")
         os.killpg(w.pid, signal.SIGTERM)
+        # The 1 s job's answer is committed while the 6 s one still runs, not at the final
+        # commit (before: readable only after the last job ended, and never counted in the
+        # metrics a scraper could see).
+        t1, early, counted = time.monotonic(), [], -1
+        while time.monotonic() - t1 < 5 and w.poll() is None and not early:
+            early = [r for r in s.read("results") if r["id"] == ids[0]]
+            time.sleep(0.2)
+        if early and w.poll() is None:
+            counted = jobs_total(metrics)
+            time.sleep(max(0.0, 3.5 - (time.monotonic() - t1)))  # 2 s heartbeats, 1 s stall limit
+            health = scrape(f"http://127.0.0.1:{port}/healthz")
+            # before, the loop's turns stopped with the signal: /healthz failed a stop's grace
+            # period longer than --health-stall-ms (here 1 s), the heartbeat file went stale
+            F.check(health[0] == 200, f"group: /healthz while jobs finish after SIGTERM: {health}")
+            F.check(time.time() - beat.stat().st_mtime < 2.5,
+                    f"group: the heartbeat file is {time.time() - beat.stat().st_mtime:.1f} s old")
+        F.check(early and running(metrics) == 1,
+                f"group: the short job's answer was not committed while the long one ran: "
+                f"{early}, {running(metrics)} running, worker exit {w.poll()}")
+        F.check(counted == 1, f"group: codeq_jobs_total while the long job runs: {counted}")
         rc, took = wait_exit(w, 40)
         got = {r["id"]: r for r in s.read("results")}
         print(f"{NAME}: group: SIGTERM to the worker's process group: exit {rc} after "
@@ -109,8 +132,22 @@ def group_case():
             w.wait()
 
 
+def scrape(url):
+    """(status, body), or (0, why) when the worker no longer listens (it has ended)."""
+    try:
+        return http_get(url)
+    except OSError as e:  # urllib's URLError included
+        return 0, str(e)
+
+
+def jobs_total(metrics):
+    status, text = scrape(metrics)
+    return sum(int(v) for v in re.findall(r"^codeq_jobs_total\{[^}]*\} (\d+)", text, re.M)) \
+        if status == 200 else -1
+
+
 def running(metrics):
-    status, text = http_get(metrics)
+    status, text = scrape(metrics)
     m = re.search(r"^codeq_jobs_running (\d+)", text, re.M) if status == 200 else None
     return int(m.group(1)) if m else -1
 
