@@ -309,11 +309,11 @@ static void watchdog(wrk_worker *w, uint64_t *next)
 }
 
 /* The loop is turning: a liveness probe reads the file's age (deploy/kubernetes/). */
-static void heartbeat(wrk_worker *w, uint64_t *next)
+static void heartbeat(wrk_worker *w)
 {
     uint64_t now = wrk_now_ms();
-    if (w->beat_fd < 0 || now < *next) return;
-    *next = now + 2000;
+    if (w->beat_fd < 0 || now < w->next_beat) return;
+    w->next_beat = now + 2000;
     if (futimens(w->beat_fd, NULL) < 0)
         wrk_logx(WRK_LOG_WARN, "heartbeat_error", NULL,
                  "worker: heartbeat %s: %s", w->c->heartbeat_path, strerror(errno));
@@ -327,13 +327,17 @@ static void kill_all(wrk_worker *w, const char *why)
                 wrk_task_kill(w->parts[i]->e[j].task, why);
 }
 
-/* Whether a finished job's answer waits for a commit. */
-static bool answers_waiting(const wrk_worker *w)
+/* The probes see a worker that is finishing its jobs, not a stalled loop: a wait longer than
+ * --health-stall-ms would have /healthz fail, and the worker be killed by its orchestrator
+ * with the jobs it was letting finish. A job that finishes while others run is answered now,
+ * not when the last one ends: that could be the whole wait later, or never if the wait is cut
+ * short by SIGKILL. */
+void wrk_worker_wait_turn(wrk_worker *w, int wait_ms)
 {
-    for (size_t i = 0; i < w->nparts; i++)
-        for (size_t j = 0; j < w->parts[i]->n; j++)
-            if (w->parts[i]->e[j].state == WRK_E_DONE) return true;
-    return false;
+    wrk_metrics_turn(w);
+    heartbeat(w);
+    wrk_slots_service(w, wait_ms);
+    wrk_commit_answers(w);
 }
 
 /* Finish or kill in-flight work within the grace period, publish what finished. */
@@ -359,18 +363,8 @@ static void shut_down(wrk_worker *w)
     }
     wrk_stop_step("running jobs");
     wrk_slots_service(w, 0); /* what finished meanwhile is answered, even with no grace left */
-    uint64_t next_beat = 0;
     while (w->running > 0 && wrk_now_ms() < deadline && !w->fatal) {
-        /* the probes see a worker that is finishing its jobs, not a stalled loop: a grace
-         * period longer than --health-stall-ms would have /healthz fail, and the worker be
-         * killed by its orchestrator with the jobs it was letting finish */
-        wrk_metrics_turn(w);
-        heartbeat(w, &next_beat);
-        wrk_slots_service(w, 50);
-        /* a job that finishes while others run is answered now, not when the last one ends
-         * (up to the whole grace period later, or never if the stop is cut short by SIGKILL) */
-        wrk_commit_collect(w, false);
-        if (answers_waiting(w) && wrk_commit_due(w)) wrk_commit_send(w);
+        wrk_worker_wait_turn(w, 50);
         rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 0); /* serves the group only */
         if (m) rd_kafka_message_destroy(m); /* not taken: the next owner runs it */
     }
@@ -381,11 +375,11 @@ static void shut_down(wrk_worker *w)
 
 static int run(wrk_worker *w)
 {
-    uint64_t next_report = wrk_now_ms() + 10000, next_beat = 0, next_watch = 0;
+    uint64_t next_report = wrk_now_ms() + 10000, next_watch = 0;
     while (!wrk_stop_requested() && !w->fatal && !w->gave_up) {
         wrk_metrics_turn(w);
         wrk_fault_tick(w);
-        heartbeat(w, &next_beat);
+        heartbeat(w);
         /* idle, the consumer may block, briefly while a commit may unlock jobs */
         intake(w, w->running ? 0 : wrk_commit_busy(w) ? 2 : 50);
         wrk_lost_tick(w);

@@ -192,8 +192,8 @@ static void drain(wrk_worker *w, wrk_part **rev, int n)
         size_t left = 0;
         for (int i = 0; i < n; i++) left += wrk_slots_count(w, WRK_E_RUNNING, rev[i]);
         uint64_t now = wrk_now_ms(), stop = wrk_stop_grace_end(); /* a stop ends it sooner */
-        if (left == 0 || now >= deadline || (stop && now >= stop)) return;
-        wrk_slots_service(w, 50);
+        if (left == 0 || now >= deadline || (stop && now >= stop) || w->fatal) return;
+        wrk_worker_wait_turn(w, 50);
     }
 }
 

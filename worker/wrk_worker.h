@@ -60,6 +60,7 @@ typedef struct {
     unsigned long jobs_done, commits, aborts;
     unsigned long dead_given_up; /* dead letters refused even minimal (wrk_task_unpublishable) */
     int beat_fd;            /* --heartbeat-file, or -1 */
+    uint64_t next_beat;     /* when it is touched next, monotonic ms */
     size_t record_max;      /* the consumer's receive.message.max.bytes */
     uint64_t probe_ms;      /* a probe into a batch that cannot be decoded unanswered this long
                              * went past it (wrk_lost.c) */
@@ -121,6 +122,9 @@ void wrk_commit_send(wrk_worker *w);
 void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
+/* For loops that wait on running jobs (a revoke's drain, a stop's grace): collects the commit
+ * in flight, and sends one when a finished job's answer waits for it. */
+void wrk_commit_answers(wrk_worker *w);
 /* The group metadata a transaction's offsets go with: the consumer's now, else the last it
  * gave (kept by the committer), else NULL. librdkafka has none to give once its consumer is
  * closing, and the revoke that rd_kafka_consumer_close runs is when the hand-over commit is
@@ -130,6 +134,12 @@ rd_kafka_consumer_group_metadata_t *wrk_commit_group(wrk_committer *cm, rd_kafka
 /* From then on a transactional call that keeps failing retriably gives up (fatal): stopping
  * must not wait for a broker that is away. */
 void wrk_commit_give_up_at(wrk_worker *w, uint64_t when);
+
+/* wrk_consume.c: one turn of a loop that waits on running jobs (a revoke's drain, a stop's
+ * grace period): the slots serviced for up to wait_ms, each answer committed as it comes
+ * (not when the last job ends), and the probes (/healthz, the heartbeat file) told that the
+ * worker is alive, not stalled. */
+void wrk_worker_wait_turn(wrk_worker *w, int wait_ms);
 
 /* wrk_fault.c: called by wrk_slots.c for a finished job: true when the job was put back to
  * PENDING because the sandbox, not the job, failed (see the file's comment). */

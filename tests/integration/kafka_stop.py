@@ -7,9 +7,10 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              must end with exit 3 within --grace-ms + 25 s, its log naming the step it waited
              on, its heartbeat file removed.
   clean      the same without the hook: exit 0, well within the bound.
-  drain      a worker with --drain-ms 60000 and a 40 s job on each of its two partitions;
-             a second worker joins, the first drains the partition it gives up, and is
-             SIGTERMed then: the drain ends with the grace period, exit 0 within grace + 10 s.
+  drain      a worker with --drain-ms 60000, a 40 s and a 15 s job on each of its two
+             partitions; a second worker joins, the first drains the partition it gives up:
+             the 15 s jobs are answered inside the drain, /healthz stays 200. It is SIGTERMed
+             then: the drain ends with the grace period, exit 0 within grace + 10 s.
   start-up   a worker whose broker address has no broker, SIGTERMed while it retries
              init_transactions: it must end within 10 s, exit 0, saying it stopped.
   group      a worker in a process group of its own, a 1 s and a 6 s job running, SIGTERM to the
@@ -152,26 +153,33 @@ def running(metrics):
     return int(m.group(1)) if m else -1
 
 
+def w1_alive(s):
+    return s.workers["w1"].poll() is None
+
+
 def drain_case():
     """SIGTERM while a revoke drains: the drain must not outlast the stop's grace period."""
     s = setups["drain"] = kt.Setup(f"{NAME}-drain", 2)
     metrics = f"http://127.0.0.1:{free_port()}/metrics"
-    s.start("w1", "--slots", "2", "--grace-ms", str(GRACE_MS), "--drain-ms", "60000",
-            "--http", metrics[len("http://"):-len("/metrics")])
+    s.start("w1", "--slots", "4", "--grace-ms", str(GRACE_MS), "--drain-ms", "60000",
+            "--http", metrics[len("http://"):-len("/metrics")], "--health-stall-ms", "1000")
     s.produce_jobs([{"id": "drain-ready", "code": "print(1)"}])
     ok = len(s.wait_results(["drain-ready"], 90)) > 0
     F.check(ok, "drain: the first worker never answered")
     if not ok:
         return
+    short = [f"drain-short-{part}" for part in (0, 1)]
     for part in (0, 1):
         s.produce_jobs([{"id": f"drain-long-{part}", "code": "import time\ntime.sleep(40)",
+                         "limits": {"wall_ms": 50000}},
+                        {"id": short[part], "code": "import time\ntime.sleep(15)",
                          "limits": {"wall_ms": 50000}}], partition=part)
     # The premise, checked: both 40 s jobs run when the partition goes, so its drain has one.
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 30 and running(metrics) < 2:
+    while time.monotonic() - t0 < 30 and running(metrics) < 4:
         time.sleep(0.2)
     both = time.monotonic()
-    F.check(running(metrics) == 2, "drain: the two long jobs never ran at once")
+    F.check(running(metrics) == 4, "drain: the four jobs never ran at once")
     s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
     log = s.logdir / "w1.log"
     revoked = None
@@ -181,7 +189,17 @@ def drain_case():
     F.check(revoked, "drain: the first worker gave no partition up within 30 s of the jobs' start")
     if not revoked:
         return
-    time.sleep(1)  # inside the drain
+    # The 15 s jobs end inside the drain, the kept partition's and the one given up's: each is
+    # answered then (before, at the drain's end: here the stop's), and /healthz stays 200 (the
+    # drain used to stop the loop's turns: 503 past --health-stall-ms, here 1 s).
+    F.check(not [r for r in s.read("results") if r["id"] in short],
+            "drain: the premise: the 15 s jobs were answered before the partition went")
+    got = s.wait_results(short, 25)
+    health = scrape(metrics.replace("/metrics", "/healthz"))
+    F.check({r["id"] for r in got} == set(short) and w1_alive(s),
+            f"drain: the jobs that finished inside the drain were not answered in it: "
+            f"{sorted(r['id'] for r in got)}, worker alive {w1_alive(s)}")
+    F.check(health[0] == 200, f"drain: /healthz inside the drain: {health}")
     t0 = time.monotonic()
     w1 = s.workers["w1"]
     w1.send_signal(signal.SIGTERM)
