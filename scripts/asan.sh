@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The unit tests, the job cases (run_cases, both isolation modes), the abuse suites (exec
-# mode), the validator suites (validator_corpus, validator_guard) and, when
+# mode), the validator suites (validator_corpus, validator_guard), the worker's settings
+# (worker_config: every refusal path, where a leak makes the exit status wrong) and, when
 # CODEQ_TEST_BROKERS names a broker, the worker suites kafka_e2e, kafka_wedge, kafka_reply and
 # kafka_dlq, under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a build directory of their own (build-asan/, gcc). Any
@@ -59,7 +60,7 @@ base=$(( $(date +%s) - tb ))
 # Two at a time: the validator suites use the CPUs, the Kafka ones mostly wait on the broker
 # (RESOURCE_LOCK kafka keeps those apart). CODEQ_TEST_SANITIZER tells a suite that its
 # memory figures (kafka_wedge's peak RSS) mean nothing here; it says what it leaves out.
-suites='validator_corpus|validator_guard'
+suites='validator_corpus|validator_guard|worker_config'
 kafka="not run: CODEQ_TEST_BROKERS is not set (scripts/kafka.sh start)"
 if [ -n "${CODEQ_TEST_BROKERS:-}" ]; then
   suites="$suites|kafka_e2e|kafka_wedge|kafka_reply|kafka_dlq"
@@ -71,7 +72,7 @@ CODEQ_TEST_SANITIZER=asan ctest --test-dir build-asan -j2 -R "^($suites)\$" --ou
 more=$(( $(date +%s) - t1 ))
 echo "codeq: asan: skipped under ASan (each runs in the normal build): ${skipped:-none}" >&2
 echo "codeq: asan: unit tests and run_cases under ASan + UBSan, $base s" >&2
-echo "codeq: asan: validator_corpus, validator_guard under ASan + UBSan, with kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq $kafka: $more s" >&2
+echo "codeq: asan: validator_corpus, validator_guard, worker_config under ASan + UBSan, with kafka_e2e, kafka_wedge, kafka_reply and kafka_dlq $kafka: $more s" >&2
 [ -n "${CODEQ_TEST_BROKERS:-}" ] ||
   echo "codeq: asan: SKIPPED under ASan: kafka_e2e, kafka_wedge, kafka_reply, kafka_dlq (no broker)" >&2
 exit "$rc"

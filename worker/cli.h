@@ -90,6 +90,7 @@ typedef struct {
     int argc;
     char **argv;
     char **src;
+    bool *value; /* argv[i] is a flag's value, "--" or after it: never read as a flag */
 } cli_args;
 int cli_args_build(int argc, char **argv, const char *shortopts,
                    const struct option *longopts, cli_args *a);

@@ -29,6 +29,7 @@ static int add(cli_args *a, char *word, char *src)
         return -1;
     }
     a->argv[a->argc] = word;
+    a->value[a->argc] = false;
     a->src[a->argc++] = src;
     a->argv[a->argc] = NULL;
     return 0;
@@ -157,35 +158,33 @@ static char *full_flag(const struct option *lo, char *w, const struct option **h
     const char *name = w + 2, *eq = strchr(name, '=');
     size_t n = eq ? (size_t)(eq - name) : strlen(name);
     *hit = NULL;
-    for (; lo->name; lo++) {
-        if (strncmp(lo->name, name, n) != 0) continue;
-        if (strlen(lo->name) == n) {
-            *hit = lo;
-            return w;
-        }
-        if (*hit) { /* ambiguous unless both are one option (getopt's rule) */
-            if ((*hit)->has_arg != lo->has_arg || (*hit)->flag != lo->flag ||
-                (*hit)->val != lo->val)
-                return *hit = NULL, w;
-            continue;
-        }
-        *hit = lo;
+    for (const struct option *o = lo; o->name; o++) /* an exact name wins over any prefix */
+        if (strncmp(o->name, name, n) == 0 && strlen(o->name) == n) return *hit = o, w;
+    for (const struct option *o = lo; o->name; o++) {
+        if (strncmp(o->name, name, n) != 0) continue;
+        /* ambiguous unless both are one option (getopt's rule) */
+        if (*hit && ((*hit)->has_arg != o->has_arg || (*hit)->flag != o->flag ||
+                     (*hit)->val != o->val))
+            return *hit = NULL, w;
+        if (!*hit) *hit = o;
     }
     return *hit ? fmt("--%s%s", (*hit)->name, eq ? eq : "") : w;
 }
 
-/* The command line's words as getopt will read them: long flags in full, values (the word
- * after a flag that takes one) and everything after "--" untouched. */
+/* The command line's words as getopt will read them: long flags in full; values (the word
+ * after a flag that takes one), "--" and everything after it untouched, and marked values. */
 static int from_command_line(cli_args *a, int argc, char **argv, const char *shortopts,
                              const struct option *lo)
 {
     bool value = false, rest = false;
     for (int i = 1; i < argc; i++) {
         char *w = argv[i];
-        if (value || rest || w[0] != '-' || !w[1]) {
-            value = false;
+        bool is_value = value || rest;
+        value = false;
+        if (is_value || w[0] != '-' || !w[1]) {
+            /* a value, or an argument that is not a flag */
         } else if (strcmp(w, "--") == 0) {
-            rest = true;
+            rest = is_value = true;
         } else if (w[1] == '-') {
             const struct option *o;
             w = full_flag(lo, w, &o);
@@ -200,46 +199,82 @@ static int from_command_line(cli_args *a, int argc, char **argv, const char *sho
             }
         }
         if (add(a, w, "command line") < 0) return -1;
+        a->value[a->argc - 1] = is_value;
     }
     return 0;
 }
 
-/* The file --config (or CODEQ_CONFIG) names, from the command line's words in full. */
-static const char *config_path(const cli_args *cmd)
+/* The index of the last word that sets --name (or -short_opt) to a value pred accepts (any,
+ * without pred), with that value in *v (NULL: the flag has none); 0 when none does. */
+static int last_set(const cli_args *a, const char *name, char short_opt,
+                    bool (*pred)(const char *value, const void *arg), const void *arg,
+                    const char **v)
 {
-    const char *path = getenv("CODEQ_CONFIG");
-    for (int i = 1; i < cmd->argc; i++) {
-        if (strcmp(cmd->argv[i], "--") == 0) break;
-        if (strcmp(cmd->argv[i], "--config") == 0 && i + 1 < cmd->argc) path = cmd->argv[++i];
-        else if (strncmp(cmd->argv[i], "--config=", 9) == 0) path = cmd->argv[i] + 9;
+    size_t n = strlen(name);
+    int at = 0;
+    *v = NULL;
+    for (int i = 1; i < a->argc; i++) {
+        const char *w = a->argv[i], *val;
+        const char *next = i + 1 < a->argc && a->value[i + 1] ? a->argv[i + 1] : NULL;
+        if (a->value[i])
+            continue;
+        if (strncmp(w, "--", 2) == 0 && strncmp(w + 2, name, n) == 0 &&
+            (w[2 + n] == '=' || w[2 + n] == '\0'))
+            val = w[2 + n] == '=' ? w + 3 + n : next;
+        else if (short_opt && w[0] == '-' && w[1] == short_opt)
+            val = w[2] ? w + 2 : next;
+        else
+            continue;
+        if (!pred || (val && pred(val, arg))) at = i, *v = val;
     }
-    return path && *path ? path : NULL;
+    return at;
 }
 
 /* The words live as long as the process: the configuration points into them. Held here so
- * that they stay reachable (LeakSanitizer) after the caller's cli_args is gone. */
-static char **volatile kept_argv, **volatile kept_src; /* volatile: stores kept */
+ * that they stay reachable (LeakSanitizer) after the caller's cli_args is gone; the command
+ * line's list too, which alone holds the flags written out in full when a build fails. */
+static char **volatile kept_argv, **volatile kept_src, **volatile kept_cmd; /* stores kept */
+static bool *volatile kept_value;
+
+static bool cli_args_alloc(cli_args *a)
+{
+    a->argc = 0;
+    a->argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
+    a->src = calloc(CFG_MAX_ARGS, sizeof *a->src);
+    a->value = calloc(CFG_MAX_ARGS, sizeof *a->value);
+    return a->argv && a->src && a->value;
+}
+
+/* Settings from the file and the environment, then the command line's words (cmd). */
+static int build(const cli_args *cmd, const struct option *lo, cli_args *a)
+{
+    const char *path = getenv("CODEQ_CONFIG"), *v;
+    if (last_set(cmd, "config", 0, NULL, NULL, &v)) path = v;
+    if (path && *path && from_file(a, lo, path) < 0) return -1;
+    if (from_env(a, lo) < 0) return -1;
+    for (int i = 1; i < cmd->argc; i++) {
+        if (add(a, cmd->argv[i], cmd->src[i]) < 0) return -1;
+        a->value[a->argc - 1] = cmd->value[i];
+    }
+    return 0;
+}
 
 int cli_args_build(int argc, char **argv, const char *shortopts, const struct option *lo,
                    cli_args *a)
 {
-    cli_args cmd = {0, calloc(CFG_MAX_ARGS, sizeof *a->argv),
-                    calloc(CFG_MAX_ARGS, sizeof *a->src)};
-    a->argv = kept_argv = calloc(CFG_MAX_ARGS, sizeof *a->argv);
-    a->src = kept_src = calloc(CFG_MAX_ARGS, sizeof *a->src);
-    a->argc = 0;
-    int rc = !cmd.argv || !cmd.src || !a->argv || !a->src || add(&cmd, argv[0], "") < 0 ||
+    cli_args cmd;
+    bool ok = cli_args_alloc(&cmd) & cli_args_alloc(a);
+    kept_cmd = cmd.argv;
+    kept_argv = a->argv;
+    kept_src = a->src;
+    kept_value = a->value;
+    int rc = !ok || add(&cmd, argv[0], "") < 0 ||
                      from_command_line(&cmd, argc, argv, shortopts, lo) < 0 ||
-                     add(a, argv[0], "") < 0
+                     add(a, argv[0], "") < 0 || build(&cmd, lo, a) < 0
                  ? -1
                  : 0;
-    const char *path = rc == 0 ? config_path(&cmd) : NULL;
-    if (rc == 0 && path && from_file(a, lo, path) < 0) rc = -1;
-    if (rc == 0 && from_env(a, lo) < 0) rc = -1;
-    for (int i = 1; rc == 0 && i < cmd.argc; i++)
-        if (add(a, cmd.argv[i], cmd.src[i]) < 0) rc = -1;
-    free(cmd.argv);
     free(cmd.src);
+    free(cmd.value);
     return rc;
 }
 
@@ -259,21 +294,9 @@ void cli_args_blame(const cli_args *a, int index)
 const char *cli_args_source_if(const cli_args *a, const char *name, char short_opt,
                                bool (*pred)(const char *value, const void *arg), const void *arg)
 {
-    size_t n = strlen(name);
-    const char *src = NULL;
-    for (int i = 1; i < a->argc; i++) {
-        const char *w = a->argv[i], *v;
-        const char *next = i + 1 < a->argc ? a->argv[i + 1] : NULL;
-        if (strncmp(w, "--", 2) == 0 && strncmp(w + 2, name, n) == 0 &&
-            (w[2 + n] == '=' || w[2 + n] == '\0'))
-            v = w[2 + n] == '=' ? w + 3 + n : next;
-        else if (short_opt && w[0] == '-' && w[1] == short_opt)
-            v = w[2] ? w + 2 : next;
-        else
-            continue;
-        if (!pred || (v && pred(v, arg))) src = a->src[i];
-    }
-    return src;
+    const char *v;
+    int at = last_set(a, name, short_opt, pred, arg, &v);
+    return at ? a->src[at] : NULL;
 }
 
 const char *cli_args_source(const cli_args *a, const char *name, char short_opt)
@@ -289,7 +312,7 @@ const char *cli_args_kafka_source(const cli_args *a, const char *name)
     const char *src = NULL;
     for (int i = 1; i < a->argc; i++) {
         const char *w = a->argv[i], *from = a->src[i];
-        if (w[0] != '-' || w[1] != 'X') continue;
+        if (a->value[i] || w[0] != '-' || w[1] != 'X') continue;
         if (!w[2] && i + 1 < a->argc) w = a->argv[++i];
         else w += 2;
         if (strncmp(w, name, n) == 0 && (w[n] == '=' || w[n] == '\0')) src = from;

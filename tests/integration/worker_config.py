@@ -151,9 +151,10 @@ p = worker("--config", str(bad), "--print-config")
 F.check(p.returncode == 2 and f"drain-ms=soon (from {bad} line 2)" in p.stderr,
         f"bad file value: {p.returncode} {p.stderr!r}")
 bad.write_text("slotz = 2\n")
-p = worker("--config", str(bad), "--print-config")
-F.check(p.returncode == 2 and f"slotz=2 (from {bad} line 1): unknown setting" in p.stderr,
-        f"unknown file setting: {p.returncode} {p.stderr!r}")
+for flag in ("--config", "--conf"):  # --conf: its word written out in full, then a refusal
+    p = worker(flag, str(bad), "--print-config")
+    F.check(p.returncode == 2 and f"slotz=2 (from {bad} line 1): unknown setting" in p.stderr,
+            f"unknown file setting ({flag}): {p.returncode} {p.stderr!r}")
 bad.write_text("just words\n")
 p = worker("--config", str(bad), "--print-config")
 F.check(p.returncode == 2 and "line 1" in p.stderr, f"malformed line: {p.returncode} {p.stderr!r}")
@@ -179,6 +180,17 @@ F.check(s.get("jobs-topic") == ("--slo", "command line") and s.get("slots") == (
         f"a value that looks like a flag: {s.get('jobs-topic')} {s.get('slots')}")
 s = settings(worker("-g", "--conf", "--print-config"))
 F.check(s.get("group") == ("--conf", "command line"), f"a short flag's value: {s.get('group')}")
+# ...nor a value's words for --config or a setting: getopt reads "--" here as --worker-id's
+# value and then --config FILE; and "--config=F" as --reply-topic-prefix's value
+s = settings(worker("--worker-id", "--", "--config", str(conf), "--print-config"))
+F.check(s.get("slots") == ("3", f"{conf} line 3") and s.get("worker-id") == ("--", "command line"),
+        f"--config after a value '--': {s.get('slots')} {s.get('worker-id')}")
+s = settings(worker("--reply-topic-prefix", f"--config={conf}", "--worker-id", "--slots=9",
+                    "-g", "-Xclient.rack=r2", "--print-config"))
+F.check(s.get("slots") == ("2", "default") and s.get("kafka.client.rack") is None and
+        s.get("reply-topic-prefix") == (f"--config={conf}", "command line"),
+        f"values that look like --config, a setting, a -X: {s.get('slots')} "
+        f"{s.get('kafka.client.rack')} {s.get('reply-topic-prefix')}")
 p = worker("--s", "3", "--print-config")
 F.check(p.returncode == 2 and "'--s' is ambiguous" in p.stderr,
         f"an ambiguous prefix: {p.returncode} {p.stderr!r}")
