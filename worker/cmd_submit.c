@@ -75,6 +75,7 @@ static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what
     const rd_kafka_metadata_t *md = NULL;
     rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(k, topic, wait_ms(10000), &md);
     if (!e && md->topic_cnt == 1 && !md->topics[0].err) return md;
+    if (!e && md->topic_cnt != 1) e = RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC; /* no answer for it */
     bool unknown = !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic,
              rd_kafka_err2str(e ? e : md->topics[0].err),

@@ -336,8 +336,10 @@ void wrk_worker_wait_turn(wrk_worker *w, int wait_ms)
 {
     wrk_metrics_turn(w);
     heartbeat(w);
-    wrk_slots_service(w, wait_ms);
+    /* the answers of the turns before: those of the last job the caller waits for go in the
+     * final commit that follows its loop, not in one more just before it */
     wrk_commit_answers(w);
+    wrk_slots_service(w, wait_ms);
 }
 
 /* Finish or kill in-flight work within the grace period, publish what finished. */
