@@ -751,19 +751,11 @@ void wrk_commit_collect(wrk_worker *w, bool wait)
     if (fatal) wrk_worker_fatal(w, "%s", cm->why);
 }
 
-/* Whether a finished job's answer waits for a commit. */
-static bool answers_waiting(const wrk_worker *w)
-{
-    for (size_t i = 0; i < w->nparts; i++)
-        for (size_t j = 0; j < w->parts[i]->n; j++)
-            if (w->parts[i]->e[j].state == WRK_E_DONE) return true;
-    return false;
-}
-
 void wrk_commit_answers(wrk_worker *w)
 {
     wrk_commit_collect(w, false);
-    if (!w->fatal && answers_waiting(w) && wrk_commit_due(w)) wrk_commit_send(w);
+    if (!w->fatal && wrk_slots_count(w, WRK_E_DONE, NULL) && wrk_commit_due(w))
+        wrk_commit_send(w);
 }
 
 void wrk_commit_flush(wrk_worker *w)
