@@ -751,11 +751,26 @@ void wrk_commit_collect(wrk_worker *w, bool wait)
     if (fatal) wrk_worker_fatal(w, "%s", cm->why);
 }
 
+/* Whether a commit would move work on: an answer to publish, a claim to record, a kept
+ * partition's lease to raise. A partition being handed over always has work for a commit
+ * (wrk_part_has_work), which is no reason for one more. */
+static bool work_waits(const wrk_worker *w)
+{
+    for (size_t i = 0; i < w->nparts; i++) {
+        const wrk_part *p = w->parts[i];
+        if (p->want_lease && !p->handoff) return true;
+        for (size_t j = 0; j < p->n; j++) {
+            const wrk_entry *e = &p->e[j];
+            if (e->state == WRK_E_DONE || (e->state == WRK_E_CLAIMED && !e->claim_ok)) return true;
+        }
+    }
+    return false;
+}
+
 void wrk_commit_answers(wrk_worker *w)
 {
     wrk_commit_collect(w, false);
-    if (!w->fatal && wrk_slots_count(w, WRK_E_DONE, NULL) && wrk_commit_due(w))
-        wrk_commit_send(w);
+    if (!w->fatal && work_waits(w) && wrk_commit_due(w)) wrk_commit_send(w);
 }
 
 void wrk_commit_flush(wrk_worker *w)

@@ -331,7 +331,9 @@ static void kill_all(wrk_worker *w, const char *why)
  * --health-stall-ms would have /healthz fail, and the worker be killed by its orchestrator
  * with the jobs it was letting finish. A job that finishes while others run is answered now,
  * not when the last one ends: that could be the whole wait later, or never if the wait is cut
- * short by SIGKILL. */
+ * short by SIGKILL. And a slot a finished job frees takes the next job of a partition that is
+ * kept (a revoke's drain), not left idle for the rest of the wait; nothing starts once a stop
+ * is asked for, nor on a partition being handed over. */
 void wrk_worker_wait_turn(wrk_worker *w, int wait_ms)
 {
     wrk_metrics_turn(w);
@@ -339,6 +341,7 @@ void wrk_worker_wait_turn(wrk_worker *w, int wait_ms)
     /* the answers of the turns before: those of the last job the caller waits for go in the
      * final commit that follows its loop, not in one more just before it */
     wrk_commit_answers(w);
+    if (!wrk_stop_requested()) wrk_slots_fill(w);
     wrk_slots_service(w, wait_ms);
 }
 

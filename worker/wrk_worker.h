@@ -123,7 +123,8 @@ void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
 /* For loops that wait on running jobs (a revoke's drain, a stop's grace): collects the commit
- * in flight, and sends one when a finished job's answer waits for it. */
+ * in flight, and sends one when work waits for it (an answer, a claim, a kept partition's
+ * lease). */
 void wrk_commit_answers(wrk_worker *w);
 /* The group metadata a transaction's offsets go with: the consumer's now, else the last it
  * gave (kept by the committer), else NULL. librdkafka has none to give once its consumer is
@@ -137,8 +138,8 @@ void wrk_commit_give_up_at(wrk_worker *w, uint64_t when);
 
 /* wrk_consume.c: one turn of a loop that waits on running jobs (a revoke's drain, a stop's
  * grace period): the slots serviced for up to wait_ms, each answer committed as it comes
- * (not when the last job ends), and the probes (/healthz, the heartbeat file) told that the
- * worker is alive, not stalled. */
+ * (not when the last job ends), free slots filled from the partitions that are kept (unless
+ * stopping), and the probes (/healthz, the heartbeat file) told that the worker is alive. */
 void wrk_worker_wait_turn(wrk_worker *w, int wait_ms);
 
 /* wrk_fault.c: called by wrk_slots.c for a finished job: true when the job was put back to

@@ -7,10 +7,12 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              must end with exit 3 within --grace-ms + 25 s, its log naming the step it waited
              on, its heartbeat file removed.
   clean      the same without the hook: exit 0, well within the bound.
-  drain      a worker with --drain-ms 60000, a 40 s and a 15 s job on each of its two
-             partitions; a second worker joins, the first drains the partition it gives up:
-             the 15 s jobs are answered inside the drain, /healthz stays 200. It is SIGTERMed
-             then: the drain ends with the grace period, exit 0 within grace + 10 s.
+  drain      a worker with --drain-ms 60000 and 4 slots, a 40 s, a 15 s and a quick job on
+             each of its two partitions; a second worker joins, the first drains the
+             partition it gives up: the 15 s jobs are answered inside the drain, the kept
+             partition's quick job runs in the slot its 15 s job freed, /healthz stays 200.
+             It is SIGTERMed then: the drain ends with the grace period, exit 0 within grace
+             + 10 s.
   start-up   a worker whose broker address has no broker, SIGTERMed while it retries
              init_transactions: it must end within 10 s, exit 0, saying it stopped.
   group      a worker in a process group of its own, a 1 s and a 6 s job running, SIGTERM to the
@@ -169,15 +171,20 @@ def drain_case():
     if not ok:
         return
     short = [f"drain-short-{part}" for part in (0, 1)]
-    for part in (0, 1):
-        s.produce_jobs([{"id": f"drain-long-{part}", "code": "import time\ntime.sleep(40)",
-                         "limits": {"wall_ms": 50000}},
-                        {"id": short[part], "code": "import time\ntime.sleep(15)",
-                         "limits": {"wall_ms": 50000}}], partition=part)
-    # The premise, checked: both 40 s jobs run when the partition goes, so its drain has one.
+    nxt = [f"drain-next-{part}" for part in (0, 1)]
+    # The premise, checked: the 40 s and 15 s jobs fill the 4 slots (so each partition's drain
+    # has one to wait for, and the quick jobs wait for a slot) when the partition goes.
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 30 and running(metrics) < 4:
-        time.sleep(0.2)
+    for jobs, want in [(lambda part: {"id": f"drain-long-{part}", "code": "import time\n"
+                                      "time.sleep(40)", "limits": {"wall_ms": 50000}}, 2),
+                       (lambda part: {"id": short[part], "code": "import time\ntime.sleep(15)",
+                                      "limits": {"wall_ms": 50000}}, 4)]:
+        for part in (0, 1):
+            s.produce_jobs([jobs(part)], partition=part)
+        while time.monotonic() - t0 < 30 and running(metrics) < want:
+            time.sleep(0.2)
+    for part in (0, 1):
+        s.produce_jobs([{"id": nxt[part], "code": "print('next')"}], partition=part)
     both = time.monotonic()
     F.check(running(metrics) == 4, "drain: the four jobs never ran at once")
     s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
@@ -192,7 +199,7 @@ def drain_case():
     # The 15 s jobs end inside the drain, the kept partition's and the one given up's: each is
     # answered then (before, at the drain's end: here the stop's), and /healthz stays 200 (the
     # drain used to stop the loop's turns: 503 past --health-stall-ms, here 1 s).
-    F.check(not [r for r in s.read("results") if r["id"] in short],
+    F.check(not [r for r in s.read("results") if r["id"] in short + nxt],
             "drain: the premise: the 15 s jobs were answered before the partition went")
     got = s.wait_results(short, 25)
     health = scrape(metrics.replace("/metrics", "/healthz"))
@@ -200,6 +207,12 @@ def drain_case():
             f"drain: the jobs that finished inside the drain were not answered in it: "
             f"{sorted(r['id'] for r in got)}, worker alive {w1_alive(s)}")
     F.check(health[0] == 200, f"drain: /healthz inside the drain: {health}")
+    # The slot the kept partition's 15 s job freed takes that partition's next job inside the
+    # drain (before, no job started until the drain ended: here, with the stop).
+    got = s.wait_results(nxt, 5)
+    F.check(len({r["id"] for r in got}) == 1 and w1_alive(s),
+            f"drain: the kept partition's next job did not run inside the drain: "
+            f"{sorted(r['id'] for r in got)}, worker alive {w1_alive(s)}")
     t0 = time.monotonic()
     w1 = s.workers["w1"]
     w1.send_signal(signal.SIGTERM)
