@@ -104,23 +104,48 @@ static void print_kafka(const wrk_kafka_opts *k, const cli_args *a)
     }
 }
 
+/* A revoke's drain runs inside the rebalance callback, where the consumer is not polled: a
+ * drain as long as max.poll.interval.ms (the group's rebalance timeout) has the group evict
+ * the worker in it, and the jobs it starts meanwhile on partitions it no longer owns run
+ * twice. DRAIN_ROOM_MS is left for the hand-over commit and the rest of the rebalance. */
+enum { DRAIN_ROOM_MS = 10000 };
+static int check_drain(const wrk_config *c, rd_kafka_conf_t *conf, const cli_args *a)
+{
+    char v[32];
+    size_t n = sizeof v;
+    long poll_ms = rd_kafka_conf_get(conf, "max.poll.interval.ms", v, &n) == RD_KAFKA_CONF_OK
+                       ? strtol(v, NULL, 10)
+                       : 300000;
+    if ((long)c->drain_ms + DRAIN_ROOM_MS <= poll_ms) return 0;
+    const char *src = cli_args_source(a, "drain-ms", 0),
+               *psrc = cli_args_kafka_source(a, "max.poll.interval.ms");
+    fprintf(stderr, "codeq: config: drain-ms=%d (from %s) must be at least %d ms below the "
+            "consumer's max.poll.interval.ms, %ld (from %s): a longer drain has the group "
+            "evict the worker in it\n", c->drain_ms, src ? src : "default", DRAIN_ROOM_MS,
+            poll_ms, psrc ? psrc : "librdkafka's default");
+    return -1;
+}
+
 /* Every -X property is known to librdkafka and takes its value, checked now so that the
- * message can say where a bad one came from (later, handles are built far from the flags). */
-static int check_kafka(const wrk_kafka_opts *k, const cli_args *a)
+ * message can say where a bad one came from (later, handles are built far from the flags);
+ * and the drain fits the consumer's poll interval. */
+static int check_kafka(const wrk_config *c, const cli_args *a)
 {
     char kerr[256];
+    const wrk_kafka_opts *k = &c->kafka;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    for (int i = 0; i < k->nprops; i++) {
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < k->nprops; i++) {
         const char *name = k->props[i][0], *src = cli_args_kafka_source(a, name);
         if (rd_kafka_conf_set(conf, name, k->props[i][1], kerr, sizeof kerr) == RD_KAFKA_CONF_OK)
             continue;
         fprintf(stderr, "codeq: config: kafka.%s=%s (from %s): %s\n", name,
                 wrk_kafka_secret(name) ? "******" : k->props[i][1], src ? src : "?", kerr);
-        rd_kafka_conf_destroy(conf);
-        return -1;
+        rc = -1;
     }
+    if (rc == 0) rc = check_drain(c, conf, a);
     rd_kafka_conf_destroy(conf);
-    return 0;
+    return rc;
 }
 
 /* codeq's four topics are four: a results (audit, dead-letter) topic that is the jobs topic
@@ -505,7 +530,7 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         fprintf(stderr, "%s (from %s)\n", err, src ? src : "?");
         return 2;
     }
-    if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c.kafka, &a) < 0 ||
+    if (cli_limits_consistent(&c.defaults, &c.max) < 0 || check_kafka(&c, &a) < 0 ||
         check_topics(&c.kafka, &a) < 0)
         return 2;
     char accounts[256];

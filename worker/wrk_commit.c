@@ -751,26 +751,33 @@ void wrk_commit_collect(wrk_worker *w, bool wait)
     if (fatal) wrk_worker_fatal(w, "%s", cm->why);
 }
 
-/* Whether a commit would move work on: an answer to publish, a claim to record, a kept
- * partition's lease to raise. A partition being handed over always has work for a commit
- * (wrk_part_has_work), which is no reason for one more. */
-static bool work_waits(const wrk_worker *w)
+/* What a commit would move on in a wait: WAIT_START a job waits to start (a claim to record,
+ * a kept partition's lease to raise), WAIT_ANSWER only answers to publish. A partition being
+ * handed over always has work for a commit (wrk_part_has_work), which is no reason for one
+ * more: the final commit after the wait carries it. */
+enum { WAIT_NONE, WAIT_ANSWER, WAIT_START };
+static int work_waits(const wrk_worker *w)
 {
+    int why = WAIT_NONE;
     for (size_t i = 0; i < w->nparts; i++) {
         const wrk_part *p = w->parts[i];
-        if (p->want_lease && !p->handoff) return true;
+        if (p->want_lease && !p->handoff) return WAIT_START;
         for (size_t j = 0; j < p->n; j++) {
-            const wrk_entry *e = &p->e[j];
-            if (e->state == WRK_E_DONE || (e->state == WRK_E_CLAIMED && !e->claim_ok)) return true;
+            if (p->e[j].state == WRK_E_CLAIMED && !p->e[j].claim_ok) return WAIT_START;
+            if (p->e[j].state == WRK_E_DONE) why = WAIT_ANSWER;
         }
     }
-    return false;
+    return why;
 }
 
-void wrk_commit_answers(wrk_worker *w)
+void wrk_commit_in_wait(wrk_worker *w)
 {
-    wrk_commit_collect(w, false);
-    if (!w->fatal && work_waits(w) && wrk_commit_due(w)) wrk_commit_send(w);
+    int why = w->fatal ? WAIT_NONE : work_waits(w);
+    uint64_t now = wrk_now_ms();
+    if (why == WAIT_NONE || w->cm->busy || now < w->retry_at) return;
+    /* answers batched within the commit interval, as in the loop */
+    if (why == WAIT_START || now - w->last_commit >= (uint64_t)w->c->commit_interval_ms)
+        wrk_commit_send(w);
 }
 
 void wrk_commit_flush(wrk_worker *w)

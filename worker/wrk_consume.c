@@ -338,10 +338,11 @@ void wrk_worker_wait_turn(wrk_worker *w, int wait_ms)
 {
     wrk_metrics_turn(w);
     heartbeat(w);
+    wrk_commit_collect(w, false);
+    wrk_slots_fill(w);
     /* the answers of the turns before: those of the last job the caller waits for go in the
      * final commit that follows its loop, not in one more just before it */
-    wrk_commit_answers(w);
-    if (!wrk_stop_requested()) wrk_slots_fill(w);
+    wrk_commit_in_wait(w);
     wrk_slots_service(w, wait_ms);
 }
 

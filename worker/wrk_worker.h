@@ -89,7 +89,8 @@ bool wrk_commit_jobs_refusal(const wrk_config *c, wrk_task *t, const char *topic
                              rd_kafka_resp_err_t e);
 
 /* wrk_slots.c: fills free slots: starts jobs (below the lease), claims careful ones, starts
- * claimed ones whose claim is committed; asks for a lease where a job waits for one. */
+ * claimed ones whose claim is committed; asks for a lease where a job waits for one. Nothing
+ * once a stop is asked for or while the host is at fault. */
 void wrk_slots_fill(wrk_worker *w);
 /* Polls running sandboxes up to timeout_ms and moves finished jobs to DONE. */
 void wrk_slots_service(wrk_worker *w, int timeout_ms);
@@ -122,10 +123,11 @@ void wrk_commit_send(wrk_worker *w);
 void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
-/* For loops that wait on running jobs (a revoke's drain, a stop's grace): collects the commit
- * in flight, and sends one when work waits for it (an answer, a claim, a kept partition's
- * lease). */
-void wrk_commit_answers(wrk_worker *w);
+/* For loops that wait on running jobs (a revoke's drain, a stop's grace), after a collect:
+ * sends a commit when work waits for it, at once for a job waiting to start (a claim, a kept
+ * partition's lease), within the commit interval for answers. Never for the hand-over alone:
+ * the final commit after the wait carries it. */
+void wrk_commit_in_wait(wrk_worker *w);
 /* The group metadata a transaction's offsets go with: the consumer's now, else the last it
  * gave (kept by the committer), else NULL. librdkafka has none to give once its consumer is
  * closing, and the revoke that rd_kafka_consumer_close runs is when the hand-over commit is

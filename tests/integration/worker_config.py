@@ -150,6 +150,18 @@ bad.write_text("slots = 2\ndrain-ms = soon\n")
 p = worker("--config", str(bad), "--print-config")
 F.check(p.returncode == 2 and f"drain-ms=soon (from {bad} line 2)" in p.stderr,
         f"bad file value: {p.returncode} {p.stderr!r}")
+# A revoke's drain runs where the consumer is not polled: one that reaches max.poll.interval.ms
+# would have the group evict the worker in it (before, any --drain-ms was taken).
+p = worker("--drain-ms", "295000", "--print-config")
+F.check(p.returncode == 2 and "drain-ms=295000 (from command line) must be at least 10000 ms "
+        "below the consumer's max.poll.interval.ms, 300000 (from librdkafka's default)" in p.stderr,
+        f"a drain as long as the poll interval: {p.returncode} {p.stderr!r}")
+p = worker("-X", "max.poll.interval.ms=15000", "--print-config", env={"CODEQ_DRAIN_MS": "5000"})
+F.check(p.returncode == 0, f"a drain that fits a shorter poll interval: {p.returncode} {p.stderr!r}")
+p = worker("-X", "max.poll.interval.ms=15000", "--print-config")
+F.check(p.returncode == 2 and "drain-ms=10000 (from default)" in p.stderr and
+        "15000 (from command line)" in p.stderr,
+        f"a poll interval too short for the default drain: {p.returncode} {p.stderr!r}")
 bad.write_text("slotz = 2\n")
 for flag in ("--config", "--conf"):  # --conf: its word written out in full, then a refusal
     p = worker(flag, str(bad), "--print-config")
