@@ -263,7 +263,8 @@ int cli_args_build(int argc, char **argv, const char *shortopts, const struct op
                    cli_args *a)
 {
     cli_args cmd;
-    bool ok = cli_args_alloc(&cmd) & cli_args_alloc(a);
+    bool ok = cli_args_alloc(&cmd); /* both, whatever the first did: kept below */
+    ok = cli_args_alloc(a) && ok;
     kept_cmd = cmd.argv;
     kept_argv = a->argv;
     kept_src = a->src;
