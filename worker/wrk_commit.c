@@ -589,11 +589,18 @@ void wrk_committer_free(wrk_committer *cm)
     free(cm);
 }
 
-bool wrk_commit_due(const wrk_worker *w)
+/* Whether a commit may go now: none is out, no retry is pending, and it is urgent or the
+ * commit interval has passed (results under load are batched within it). */
+static bool send_ready(const wrk_worker *w, bool urgent)
 {
     if (w->cm->busy) return false;
     uint64_t now = wrk_now_ms();
     if (now < w->retry_at) return false;
+    return urgent || now - w->last_commit >= (uint64_t)w->c->commit_interval_ms;
+}
+
+bool wrk_commit_due(const wrk_worker *w)
+{
     bool urgent = false, work = false;
     for (size_t i = 0; i < w->nparts; i++) {
         const wrk_part *p = w->parts[i];
@@ -604,10 +611,8 @@ bool wrk_commit_due(const wrk_worker *w)
         for (size_t j = 0; j < p->n && !urgent; j++)
             urgent = p->e[j].state == WRK_E_CLAIMED && !p->e[j].claim_ok;
     }
-    if (!work) return false;
-    /* results go at once when idle, otherwise batched within the commit interval */
-    return urgent || w->running == 0 ||
-           now - w->last_commit >= (uint64_t)w->c->commit_interval_ms;
+    /* results go at once when idle */
+    return work && send_ready(w, urgent || w->running == 0);
 }
 
 static int add_item(wrk_committer *cm, wrk_entry *e)
@@ -773,11 +778,7 @@ static int work_waits(const wrk_worker *w)
 void wrk_commit_in_wait(wrk_worker *w)
 {
     int why = w->fatal ? WAIT_NONE : work_waits(w);
-    uint64_t now = wrk_now_ms();
-    if (why == WAIT_NONE || w->cm->busy || now < w->retry_at) return;
-    /* answers batched within the commit interval, as in the loop */
-    if (why == WAIT_START || now - w->last_commit >= (uint64_t)w->c->commit_interval_ms)
-        wrk_commit_send(w);
+    if (why != WAIT_NONE && send_ready(w, why == WAIT_START)) wrk_commit_send(w);
 }
 
 void wrk_commit_flush(wrk_worker *w)

@@ -117,9 +117,10 @@ static bool fill_one(wrk_worker *w, wrk_part *p)
 
 void wrk_slots_fill(wrk_worker *w)
 {
-    /* a stop asked for (a signal, or giving up on the host) starts nothing more, wherever the
-     * loop is: a revoke's drain it interrupted returns to the loop's turn */
-    if (wrk_fault_holding(w) || wrk_stop_requested() || wrk_stop_grace_end()) return;
+    /* a stop asked for (a signal, or giving up on the host: both start a grace period)
+     * starts nothing more, wherever the loop is: a revoke's drain it interrupted returns to
+     * the loop's turn */
+    if (wrk_fault_holding(w) || wrk_stop_grace_end()) return;
     start_claimed(w);
     int busy = w->running + (int)wrk_slots_count(w, WRK_E_CLAIMED, NULL);
     bool progress = true;
