@@ -13,6 +13,12 @@ broker down had not ended after 65 s). On the real broker, workers on their own 
              partition's quick job runs in the slot its 15 s job freed, /healthz stays 200.
              It is SIGTERMed then: the drain ends with the grace period, exit 0 within grace
              + 10 s.
+  drain-stop a worker with 2 slots, a 25 s job and a quick one on each of its two partitions;
+             a second worker joins and the first is SIGTERMed while it drains the partition it
+             gives up. The slot the kept partition's 25 s job frees must take nothing: the
+             quick jobs are answered by the second worker. (A drain entered from the loop's
+             poll returned to the loop's fill, which started the kept partition's quick job
+             after the stop had been asked for.)
   start-up   a worker whose broker address has no broker, SIGTERMed while it retries
              init_transactions: it must end within 10 s, exit 0, saying it stopped.
   group      a worker in a process group of its own, a 1 s and a 6 s job running, SIGTERM to the
@@ -237,6 +243,57 @@ def drain_case():
             f"within {GRACE_MS / 1000 + 10:.0f} s")
 
 
+def drain_stop_case():
+    """SIGTERM in a drain: no job starts after it, in the drain or in the loop it returns to."""
+    s = setups["drain-stop"] = kt.Setup(f"{NAME}-drain-stop", 2)
+    metrics = f"http://127.0.0.1:{free_port()}/metrics"
+    s.start("w1", "--slots", "2", "--grace-ms", "30000", "--drain-ms", "60000",
+            "--http", metrics[len("http://"):-len("/metrics")])
+    s.produce_jobs([{"id": "stop-ready", "code": "print(1)"}])
+    ok = len(s.wait_results(["stop-ready"], 90)) > 0
+    F.check(ok, "drain-stop: the first worker never answered")
+    if not ok:
+        return
+    quick = [f"stop-quick-{part}" for part in (0, 1)]
+    for part in (0, 1):
+        s.produce_jobs([{"id": f"stop-long-{part}", "code": "import time\ntime.sleep(25)",
+                         "limits": {"wall_ms": 40000}}], partition=part)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and running(metrics) < 2:
+        time.sleep(0.2)
+    # The premise: both slots busy, each partition's quick job taken in and waiting for one.
+    F.check(running(metrics) == 2, "drain-stop: the two 25 s jobs never ran at once")
+    for part in (0, 1):
+        s.produce_jobs([{"id": quick[part], "code": "print('quick')"}], partition=part)
+    time.sleep(1)
+    s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
+    log = s.logdir / "w1.log"
+    revoked = None
+    while time.monotonic() - t0 < 22 and not revoked:
+        revoked = re.search(r"revoked partitions \[\d", log.read_text(errors="replace"))
+        time.sleep(0.1)
+    F.check(revoked, "drain-stop: the first worker gave no partition up while its jobs ran")
+    if not revoked:
+        return
+    w1 = s.workers["w1"]
+    w1.send_signal(signal.SIGTERM)
+    try:
+        rc = w1.wait(timeout=30 + BOUND_S)
+    except subprocess.TimeoutExpired:
+        w1.kill()
+        w1.wait()
+        rc = None
+    got = {r["id"]: r for r in s.wait_results(quick + ["stop-long-0", "stop-long-1"], 60)}
+    by = {i: got[i].get("worker") if i in got else None for i in sorted(got)}
+    print(f"{NAME}: drain-stop: exit {rc}; answered by {by}", flush=True)
+    F.check(rc == 0, f"drain-stop: exit {rc}; wanted 0")
+    F.check(by.get("stop-long-0") == by.get("stop-long-1") == "w1",
+            f"drain-stop: the 25 s jobs were not both answered by the first worker: {by}")
+    F.check(by.get(quick[0]) == by.get(quick[1]) == "w2",
+            f"drain-stop: a quick job started in the first worker after its SIGTERM, or was "
+            f"never answered: {by}")
+
+
 setups, workers, beats = {}, {}, {}
 try:
     for case, step in STEPS.items():
@@ -286,6 +343,7 @@ try:
                     f"{case}: a stop with nothing wedged: exit {rc} after {took:.1f} s, {said}")
         F.check(not beats[case].exists(), f"{case}: the heartbeat file outlived the worker")
     drain_case()
+    drain_stop_case()
     group_case()
     start_up_case()
 finally:
