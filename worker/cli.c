@@ -54,7 +54,7 @@ char *cli_read_file(const char *cmd, const char *path, size_t max, size_t *len)
     int bad = ferror(f), e = errno; /* a directory opens, and its read fails: EISDIR */
     if (f != stdin) fclose(f);
     if (buf && !bad && n > max) {
-        fprintf(stderr, "codeq: %s: %s: larger than %zu bytes, the most it reads here\n", cmd, path,
+        fprintf(stderr, "codeq: %s: %s: larger than %zu bytes, the most a job takes\n", cmd, path,
                 max);
         free(buf);
         return NULL;

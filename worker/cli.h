@@ -34,8 +34,8 @@ enum {
 
 /* Handles a shared Kafka option; returns 1 if it was one, 0 if not, -1 on a bad value. */
 int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o);
-/* Reads a whole file ("-" is stdin) of at most max bytes; returns NULL with a message on
- * stderr (also for a larger file). */
+/* Reads a whole file ("-" is stdin) of at most max bytes, a job's limit; returns NULL with a
+ * message on stderr (also for a larger file). */
 char *cli_read_file(const char *cmd, const char *path, size_t max, size_t *len);
 /* s (len bytes) as a JSON string, or NULL after "codeq: CMD: WHAT is not valid UTF-8" on
  * stderr: a job's text fields are JSON strings, and jansson refuses anything else. */

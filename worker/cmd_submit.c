@@ -19,22 +19,35 @@
 static const char submit_help[] =
     "usage: codeq submit [OPTIONS] FILE.py...\n\n"
     "Submit each file as a job and print each result (one JSON object per line) as it\n"
-    "arrives. Exit 0 when every result arrived (whatever its status), 1 if any is missing\n"
-    "at the timeout or Kafka failed, 2 on a bad option or a file that cannot be sent (one\n"
-    "that cannot be read, or is not UTF-8 text): then no job is sent.\n\n"
+    "arrives. Exit 0 when every result arrived (whatever its status); 1 if any is missing\n"
+    "at the timeout, a job the broker refused (each named, the others still awaited) or\n"
+    "Kafka failed; 2 on a bad option or a file that cannot be sent (one that cannot be read,\n"
+    "is not UTF-8 text, holds more than a job's 262144 bytes of code, or makes a record\n"
+    "larger than the producer or the jobs topic takes): then no job is sent.\n\n"
     CLI_KAFKA_HELP
     "  -t, --timeout S           seconds the command waits for Kafka and the results\n"
     "                            (default 60); the broker's acknowledgment of the jobs\n"
     "                            sent is waited for up to 30 s more\n"
     "      --stdin FILE          standard input for every job\n"
     "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic (an\n"
-    "                            existing topic the worker may write; a result the worker\n"
-    "                            answers on the results topic instead is read there)\n"
+    "                            existing topic the worker may write, not the jobs, audit\n"
+    "                            or dead-letter topic; a result the worker answers on the\n"
+    "                            results topic instead is read there)\n"
     "  -h, --help                this help\n";
 
+/* What became of a job's record. */
+enum { UNSENT, QUEUED, SENT, REFUSED };
+
 typedef struct {
-    char **ids;
-    bool *seen;
+    char *id, *record; /* the record's value, until it is produced */
+    size_t len;
+    int fate;
+    rd_kafka_resp_err_t err; /* REFUSED: why */
+    bool seen;               /* its result was read */
+} sub_job;
+
+typedef struct {
+    sub_job *j;
     int n, missing;
 } pending;
 
@@ -65,20 +78,27 @@ static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int3
     return e;
 }
 
-/* The topic's metadata, or NULL with why: a topic that does not exist is refused here, not
- * created by the first produce on a broker that creates topics on use (a misspelt
+/* The topic's metadata (*t in *md), or NULL with why: a topic that does not exist is refused
+ * here, not created by the first produce on a broker that creates topics on use (a misspelt
  * --jobs-topic would get a topic no worker reads, and the job no answer). A reply topic is the
- * client's to create: no worker creates one. */
+ * client's to create: no worker creates one. The cluster is asked for every topic, not for
+ * this one by name: librdkafka's mock cluster (codeq broker) creates any topic named in a
+ * metadata request, whatever the client's allow.auto.create.topics. A client lists every topic
+ * it may describe, and writing or reading one implies describing it. */
 static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what,
-                                                 const char *topic, char *err, size_t errlen)
+                                                 const char *topic,
+                                                 const rd_kafka_metadata_topic_t **t, char *err,
+                                                 size_t errlen)
 {
     const rd_kafka_metadata_t *md = NULL;
-    rd_kafka_resp_err_t e = wrk_kafka_topic_metadata(k, topic, wait_ms(10000), &md);
-    if (!e && md->topic_cnt == 1 && !md->topics[0].err) return md;
-    if (!e && md->topic_cnt != 1) e = RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC; /* no answer for it */
-    bool unknown = !e && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
-    snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic,
-             rd_kafka_err2str(e ? e : md->topics[0].err),
+    rd_kafka_resp_err_t e = rd_kafka_metadata(k, 1, NULL, &md, wait_ms(10000));
+    *t = NULL;
+    for (int i = 0; !e && i < md->topic_cnt && !*t; i++)
+        if (strcmp(md->topics[i].topic, topic) == 0) *t = &md->topics[i];
+    if (*t && !(*t)->err) return md;
+    rd_kafka_resp_err_t why = e ? e : *t ? (*t)->err : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    bool unknown = why == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic, rd_kafka_err2str(why),
              !unknown ? ""
              : strcmp(what, "reply topic") == 0
                  ? " (create it first, e.g. kafka-topics.sh --create --topic NAME; the worker "
@@ -93,12 +113,13 @@ static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what
 static int add_ends(rd_kafka_t *k, const char *what, const char *topic,
                     rd_kafka_topic_partition_list_t *l, char *err, size_t errlen)
 {
-    const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, err, errlen);
+    const rd_kafka_metadata_topic_t *t;
+    const rd_kafka_metadata_t *md = topic_metadata(k, what, topic, &t, err, errlen);
     if (!md) return -1;
     int rc = 0, had = l->cnt;
-    for (int i = 0; rc == 0 && i < md->topics[0].partition_cnt; i++) {
+    for (int i = 0; rc == 0 && i < t->partition_cnt; i++) {
         int64_t hi;
-        int32_t p = md->topics[0].partitions[i].id;
+        int32_t p = t->partitions[i].id;
         rd_kafka_resp_err_t e = watermark_high(k, topic, p, &hi);
         if (e) {
             snprintf(err, errlen, "codeq: submit: offsets of %s [%d]: %s", topic, p,
@@ -182,100 +203,190 @@ static const char *operator_prop(const wrk_kafka_opts *o, const char *name)
     return v;
 }
 
-/* The largest record the producer may send (-X message.max.bytes, else librdkafka's default):
- * a program is read up to that. A larger one could not be sent; one above the job's code limit
- * is sent, and the worker answers it invalid, as it answers any client's. */
+/* The largest record the producer may send (-X message.max.bytes, else librdkafka's default). */
 static size_t producer_max(const wrk_kafka_opts *o)
 {
     const char *v = operator_prop(o, "message.max.bytes");
     return v ? strtoull(v, NULL, 10) : WRK_RECORD_DEFAULT_MAX;
 }
 
-/* A program as a job's code: read and checked before anything is sent, so that one bad file
- * among many sends none. */
-static json_t *read_program(const char *path, size_t max)
+/* Whether the producer compresses: the jobs topic's limit then bounds a compressed batch,
+ * which a record's own size does not tell. */
+static bool compressed(const wrk_kafka_opts *o)
 {
-    size_t len;
-    char *code = cli_read_file("submit", path, max, &len);
-    json_t *c = code ? cli_json_text("submit", path, code, len) : NULL;
-    free(code);
-    return c;
+    const char *v = operator_prop(o, "compression.type");
+    if (!v) v = operator_prop(o, "compression.codec");
+    return v && strcmp(v, "none") != 0;
+}
+
+/* Each file's job record (id, code, stdin, reply_to), made and checked before anything is
+ * sent, so that one bad file among many sends none: a program that cannot be read, is not
+ * UTF-8, or holds more code than a job may (the worker would answer it invalid), or a record
+ * larger than the producer sends. Returns the number refused. */
+static int make_records(const wrk_kafka_opts *o, char **files, pending *pd, json_t *in,
+                        json_t *reply_to)
+{
+    size_t max = producer_max(o);
+    int refused = 0;
+    for (int i = 0; i < pd->n; i++) {
+        sub_job *j = &pd->j[i];
+        size_t len;
+        char *code = cli_read_file("submit", files[i], WRK_JOB_MAX_CODE, &len);
+        json_t *c = code ? cli_json_text("submit", files[i], code, len) : NULL;
+        free(code);
+        j->id = c ? new_id(files[i]) : NULL;
+        json_t *job = j->id ? json_pack("{s:s, s:o}", "id", j->id, "code", c) : NULL;
+        if (!j->id) json_decref(c);
+        if (job && in) json_object_set(job, "stdin", in);
+        if (job && reply_to) json_object_set(job, "reply_to", reply_to);
+        j->record = job ? json_dumps(job, JSON_COMPACT) : NULL;
+        json_decref(job);
+        j->len = j->record ? strlen(j->record) : 0;
+        if (c && !j->record) fprintf(stderr, "codeq: submit: %s: out of memory\n", files[i]);
+        if (j->record && j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max)
+            fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the producer "
+                    "sends at most %zu (message.max.bytes, less %d for the record's framing)\n",
+                    files[i], j->len + strlen(j->id), max, WRK_RECORD_OVERHEAD);
+        refused += !j->record || j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max;
+    }
+    return refused;
+}
+
+/* Jobs larger than the jobs topic's max.message.bytes would be refused by the broker one by
+ * one, after the others were sent: they are refused here, before any is. Returns how many. */
+static int over_topic(const wrk_kafka_opts *o, char **files, const pending *pd, size_t limit)
+{
+    int over = 0;
+    for (int i = 0; limit && !compressed(o) && i < pd->n; i++) {
+        size_t size = pd->j[i].len + strlen(pd->j[i].id);
+        if (size + WRK_RECORD_OVERHEAD <= limit) continue;
+        fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the jobs topic %s "
+                "takes at most %zu (max.message.bytes, less %d for the record's framing)\n",
+                files[i], size, o->jobs_topic, limit, WRK_RECORD_OVERHEAD);
+        over++;
+    }
+    return over;
 }
 
 /* The jobs topic's max.message.bytes bounds a record batch, and librdkafka batches up to 1 MB:
  * under that, jobs that each fit were refused together. The producer batches at most the
  * topic's limit, unless -X batch.size says otherwise. */
-static int fit_batches(rd_kafka_conf_t *conf, const wrk_kafka_opts *o, char *err, size_t errlen)
+static int fit_batches(rd_kafka_conf_t *conf, const wrk_kafka_opts *o, size_t limit, char *err,
+                       size_t errlen)
 {
     char v[32];
-    int w = wait_ms(6000) - 1000; /* the read waits up to a second past its request's timeout */
-    size_t max = operator_prop(o, "batch.size") || w < 1
-                     ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic, w);
-    if (!max || max >= WRK_RECORD_DEFAULT_MAX) return 0;
-    snprintf(v, sizeof v, "%zu", max);
+    if (operator_prop(o, "batch.size") || !limit || limit >= WRK_RECORD_DEFAULT_MAX) return 0;
+    snprintf(v, sizeof v, "%zu", limit);
     return wrk_kafka_set(conf, "batch.size", v, err, errlen);
 }
 
-static int produce_jobs(const wrk_kafka_opts *o, char **files, json_t **codes, pending *pd,
-                        json_t *in, json_t *reply_to)
+/* The broker's answer for one job's record. */
+static void sent_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
-    char err[512], kerr[256];
-    wrk_delivery d = {0};
-    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, sizeof err);
-    if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, sizeof err) < 0 ||
-        wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, sizeof err) < 0 ||
-        fit_batches(conf, o, err, sizeof err) < 0)
-        goto fail;
-    rd_kafka_conf_set_dr_msg_cb(conf, wrk_publish_dr_cb);
-    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
-    if (!p) {
-        snprintf(err, sizeof err, "codeq: submit: producer: %s", kerr);
-        goto fail;
+    (void)rk;
+    (void)opaque;
+    sub_job *j = m->_private;
+    j->fate = m->err ? REFUSED : SENT;
+    j->err = m->err;
+}
+
+static rd_kafka_t *jobs_producer(const wrk_kafka_opts *o, size_t limit, char *err, size_t errlen)
+{
+    char kerr[256];
+    rd_kafka_conf_t *conf = wrk_kafka_conf(o, err, errlen);
+    if (!conf || wrk_kafka_set(conf, "enable.idempotence", "true", err, errlen) < 0 ||
+        wrk_kafka_set(conf, "allow.auto.create.topics", "false", err, errlen) < 0 ||
+        fit_batches(conf, o, limit, err, errlen) < 0) {
+        if (conf) rd_kafka_conf_destroy(conf);
+        return NULL;
     }
-    const rd_kafka_metadata_t *md = topic_metadata(p, "jobs topic", o->jobs_topic, err, sizeof err);
+    rd_kafka_conf_set_dr_msg_cb(conf, sent_cb);
+    rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+    if (!p) snprintf(err, errlen, "codeq: submit: producer: %s", kerr);
+    return p;
+}
+
+static int count(const pending *pd, int fate)
+{
+    int n = 0;
+    for (int i = 0; i < pd->n; i++) n += pd->j[i].fate == fate;
+    return n;
+}
+
+/* Sends every job, then waits until the broker has them or refused them (not bound by
+ * --timeout: never left sent or not, unknown; -t 1 means "do not wait for results"). A job the
+ * broker refuses, or one not sent after a refusal, is named; those sent are still awaited.
+ * Returns 0 when every job was sent, 2 when none was because one would not fit the topic,
+ * else 1. */
+static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pending *pd)
+{
+    char err[512];
+    /* first: the read of the topic's limit names it (and the mock cluster would make it) */
+    const rd_kafka_metadata_topic_t *t;
+    const rd_kafka_metadata_t *md = topic_metadata(k, "jobs topic", o->jobs_topic, &t, err,
+                                                   sizeof err);
     if (!md) {
-        rd_kafka_destroy(p);
-        goto fail;
+        fprintf(stderr, "%s\n", err);
+        return 1;
     }
     rd_kafka_metadata_destroy(md);
-    int rc = 0;
-    for (int i = 0; i < pd->n && rc == 0; i++) {
-        pd->ids[i] = new_id(files[i]);
-        json_t *job = pd->ids[i] ? json_pack("{s:s, s:O}", "id", pd->ids[i], "code", codes[i])
-                                 : NULL;
-        if (job && in) json_object_set(job, "stdin", in);
-        if (job && reply_to) json_object_set(job, "reply_to", reply_to);
-        char *s = job ? json_dumps(job, JSON_COMPACT) : NULL;
-        json_decref(job);
-        if (!s) {
-            fprintf(stderr, "codeq: submit: %s: out of memory\n", files[i]);
-            rc = -1;
+    int w = wait_ms(6000) - 1000; /* the read waits up to a second past its request's timeout */
+    size_t limit = w < 1 ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic, w);
+    if (over_topic(o, files, pd, limit)) {
+        fprintf(stderr, "codeq: submit: nothing was sent\n");
+        return 2;
+    }
+    rd_kafka_t *p = jobs_producer(o, limit, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    for (int i = 0; i < pd->n; i++) {
+        sub_job *j = &pd->j[i];
+        rd_kafka_resp_err_t e = rd_kafka_producev(
+            p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(j->id, strlen(j->id)),
+            RD_KAFKA_V_VALUE(j->record, j->len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
+            RD_KAFKA_V_OPAQUE(j), RD_KAFKA_V_END);
+        if (e) { /* the rest stay unsent: a queue that refuses one refuses the next */
+            j->fate = REFUSED;
+            j->err = e;
             break;
         }
-        rd_kafka_resp_err_t e = rd_kafka_producev(
-            p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(pd->ids[i], strlen(pd->ids[i])),
-            RD_KAFKA_V_VALUE(s, strlen(s)), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
-            RD_KAFKA_V_OPAQUE(&d), RD_KAFKA_V_END);
-        if (e) {
-            free(s);
-            snprintf(err, sizeof err, "codeq: submit: produce: %s", rd_kafka_err2str(e));
-            fprintf(stderr, "%s\n", err);
-            rc = -1;
-        } else {
-            d.outstanding++;
-        }
+        j->record = NULL; /* librdkafka's now */
+        j->fate = QUEUED;
     }
-    /* Not bound by --timeout: jobs being sent are waited for until the broker has them (or
-     * refused them), never left sent or not, unknown; -t 1 means "do not wait for results". */
-    if (rc == 0 && wrk_publish_wait(p, &d, 30000, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
-        rc = -1;
+    uint64_t until = wrk_now_ms() + 30000;
+    while (count(pd, QUEUED) > 0 && wrk_now_ms() < until) rd_kafka_poll(p, 50);
+    for (int i = 0; i < pd->n; i++) {
+        sub_job *j = &pd->j[i];
+        if (j->fate == REFUSED)
+            fprintf(stderr, "codeq: submit: %s (job %s): not sent: %s\n", files[i], j->id,
+                    rd_kafka_err2str(j->err));
+        else if (j->fate == UNSENT)
+            fprintf(stderr, "codeq: submit: %s (job %s): not sent: a job before it was "
+                    "refused\n", files[i], j->id);
+        else if (j->fate == QUEUED)
+            fprintf(stderr, "codeq: submit: %s (job %s): the broker did not acknowledge it "
+                    "within 30 s: it may have been sent; its result is awaited\n", files[i],
+                    j->id);
     }
     rd_kafka_destroy(p);
-    return rc;
-fail:
-    fprintf(stderr, "%s\n", err);
-    return -1;
+    return count(pd, REFUSED) || count(pd, UNSENT) ? 1 : 0;
+}
+
+/* A record on the topics read is the answer of a job sent here when it is a result (a status)
+ * with its id: anything else there (a job, when the reply topic is also some producer's) is
+ * not. */
+static sub_job *answered(pending *pd, const json_t *r)
+{
+    const char *id = json_string_value(json_object_get(r, "id"));
+    if (!id || !json_is_string(json_object_get(r, "status"))) return NULL;
+    for (int i = 0; i < pd->n; i++) {
+        sub_job *j = &pd->j[i];
+        if (!j->seen && (j->fate == SENT || j->fate == QUEUED) && strcmp(j->id, id) == 0)
+            return j;
+    }
+    return NULL;
 }
 
 static void collect(rd_kafka_t *k, pending *pd)
@@ -289,10 +400,9 @@ static void collect(rd_kafka_t *k, pending *pd)
         } else {
             /* a job's output may hold NUL characters: its result is still JSON */
             json_t *r = json_loadb(m->payload, m->len, JSON_ALLOW_NUL, NULL);
-            const char *id = json_string_value(json_object_get(r, "id"));
-            for (int i = 0; id && i < pd->n; i++) {
-                if (pd->seen[i] || strcmp(pd->ids[i], id) != 0) continue;
-                pd->seen[i] = true;
+            sub_job *j = answered(pd, r);
+            if (j) {
+                j->seen = true;
                 pd->missing--;
                 if (isatty(STDOUT_FILENO)) {
                     cli_print_json(r); /* escaped for the terminal */
@@ -301,14 +411,57 @@ static void collect(rd_kafka_t *k, pending *pd)
                     putchar('\n');
                 }
                 fflush(stdout);
-                fprintf(stderr, "codeq: submit: %s: %s\n", id,
+                fprintf(stderr, "codeq: submit: %s: %s\n", j->id,
                         json_string_value(json_object_get(r, "status")));
-                break;
             }
             json_decref(r);
         }
         rd_kafka_message_destroy(m);
     }
+}
+
+/* A reply topic that is one of codeq's own gets no answer there: the worker refuses it (the
+ * job is answered invalid on the results topic), and on the jobs topic the job itself would
+ * be read back. */
+static bool own_topic(const wrk_kafka_opts *o, const char *reply_to)
+{
+    const char *own[] = {o->jobs_topic, o->audit_topic, o->dlq_topic};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (strcmp(reply_to, own[i]) != 0) continue;
+        fprintf(stderr, "codeq: submit: --reply-to %s is codeq's %s topic: name a topic of "
+                "your own (a worker answers on topics starting with its "
+                "--reply-topic-prefix, codeq.reply. by default), or leave --reply-to out for "
+                "the results topic\n", reply_to,
+                i == 0 ? "jobs" : i == 1 ? "audit" : "dead-letter");
+        return true;
+    }
+    return false;
+}
+
+/* Sends the jobs and reads their results; the exit code. */
+static int submit(const wrk_kafka_opts *o, char **files, pending *pd, const char *reply_to)
+{
+    char err[512];
+    rd_kafka_t *k = results_reader(o, reply_to, err, sizeof err);
+    if (!k) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = produce_jobs(k, o, files, pd);
+    pd->missing = count(pd, SENT) + count(pd, QUEUED);
+    if (pd->missing > 0) {
+        fprintf(stderr, "codeq: submit: %d job%s sent to %s; waiting up to %.1f s\n",
+                pd->missing, pd->missing == 1 ? "" : "s", o->jobs_topic,
+                (double)wait_ms(INT32_MAX) / 1000);
+        collect(k, pd);
+        for (int i = 0; i < pd->n; i++)
+            if ((pd->j[i].fate == SENT || pd->j[i].fate == QUEUED) && !pd->j[i].seen)
+                fprintf(stderr, "codeq: submit: %s: no result\n", pd->j[i].id);
+        if (pd->missing && rc == 0) rc = 1;
+    }
+    rd_kafka_consumer_close(k);
+    rd_kafka_destroy(k);
+    return rc;
 }
 
 int cmd_submit(int argc, char **argv)
@@ -324,7 +477,7 @@ int cmd_submit(int argc, char **argv)
     wrk_kafka_opts o;
     unsigned timeout = 60;
     const char *stdin_path = NULL, *reply_to = NULL;
-    char err[512], *in = NULL;
+    char *in = NULL;
     size_t inlen = 0;
     int opt;
     wrk_kafka_opts_default(&o);
@@ -341,58 +494,35 @@ int cmd_submit(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        fputs(submit_help, stderr);
+        fprintf(stderr, "codeq: submit: no program given: name one or more FILE.py\n");
         return 2;
     }
+    if (reply_to && own_topic(&o, reply_to)) return 2;
     if (stdin_path && !(in = cli_read_file("submit", stdin_path, WRK_JOB_MAX_STDIN, &inlen))) return 2;
     /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
-    json_t *jin = in ? cli_json_text("submit", "--stdin FILE", in, inlen) : NULL;
+    json_t *jin = in ? cli_json_text("submit", stdin_path, in, inlen) : NULL;
     json_t *jreply = reply_to ? cli_json_text("submit", "--reply-to", reply_to, strlen(reply_to))
                               : NULL;
     bool refused = (in && !jin) || (reply_to && !jreply);
     free(in);
-    if (refused) {
-        json_decref(jin);
-        json_decref(jreply);
-        return 2;
-    }
-    pending pd = {.n = argc - optind, .missing = argc - optind};
-    pd.ids = calloc((size_t)pd.n, sizeof *pd.ids);
-    pd.seen = calloc((size_t)pd.n, sizeof *pd.seen);
-    json_t **codes = calloc((size_t)pd.n, sizeof *codes);
-    int unread = 0;
-    size_t max = producer_max(&o);
-    for (int i = 0; codes && i < pd.n; i++) unread += !(codes[i] = read_program(argv[optind + i], max));
-    rd_kafka_t *k = NULL;
-    int rc = 1;
+    pending pd = {.n = argc - optind};
+    pd.j = refused ? NULL : calloc((size_t)pd.n, sizeof *pd.j);
+    int rc = 2, bad;
     deadline = wrk_now_ms() + (uint64_t)timeout * 1000;
-    if (!pd.ids || !pd.seen || !codes) {
+    if (!refused && !pd.j) {
         fprintf(stderr, "codeq: submit: out of memory\n");
-    } else if (unread) {
-        fprintf(stderr, "codeq: submit: %d of %d files could not be sent as jobs; nothing was sent\n",
-                unread, pd.n);
-        rc = 2;
-    } else if (!(k = results_reader(&o, reply_to, err, sizeof err))) {
-        fprintf(stderr, "%s\n", err);
-    } else if (produce_jobs(&o, argv + optind, codes, &pd, jin, jreply) == 0) {
-        fprintf(stderr, "codeq: submit: %d jobs sent to %s; waiting up to %.1f s\n", pd.n,
-                o.jobs_topic, (double)wait_ms(INT32_MAX) / 1000);
-        collect(k, &pd);
-        for (int i = 0; i < pd.n; i++)
-            if (!pd.seen[i]) fprintf(stderr, "codeq: submit: %s: no result\n", pd.ids[i]);
-        rc = pd.missing ? 1 : 0;
+        rc = 1;
+    } else if (pd.j && (bad = make_records(&o, argv + optind, &pd, jin, jreply)) > 0) {
+        fprintf(stderr, "codeq: submit: %d of %d file%s could not be sent as jobs; nothing was "
+                "sent\n", bad, pd.n, pd.n == 1 ? "" : "s");
+    } else if (pd.j) {
+        rc = submit(&o, argv + optind, &pd, reply_to);
     }
-    if (k) {
-        rd_kafka_consumer_close(k);
-        rd_kafka_destroy(k);
+    for (int i = 0; pd.j && i < pd.n; i++) {
+        free(pd.j[i].id);
+        free(pd.j[i].record);
     }
-    for (int i = 0; i < pd.n; i++) {
-        if (pd.ids) free(pd.ids[i]);
-        if (codes) json_decref(codes[i]);
-    }
-    free(codes);
-    free(pd.ids);
-    free(pd.seen);
+    free(pd.j);
     json_decref(jin);
     json_decref(jreply);
     return rc;

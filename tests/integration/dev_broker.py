@@ -13,6 +13,7 @@ brokers do not answer raises CodeqError, not confluent_kafka's KafkaException.
 Timings are printed, not asserted (bench/ holds speed claims); every wait is bounded."""
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,18 @@ try:
     F.check(p.returncode == 0 and len(results) == 1, f"submit exit {p.returncode}: {p.stderr[-400:]}")
     F.check(results and results[0]["status"] == "ok" and results[0]["stdout"] == "42\n",
             f"the job's result: {results}")
+    # A misspelt jobs topic is refused before anything is sent, here too: the mock creates any
+    # topic a metadata request names, whatever the client's allow.auto.create.topics, and submit
+    # asked for its jobs topic by name (the topic was made, the job sent, no answer came).
+    p = subprocess.run([BIN, "submit", "-b", bootstrap, "--timeout", "10", "--jobs-topic",
+                        "codeq.jbos", str(prog)], capture_output=True, text=True, timeout=60)
+    listed = subprocess.run(["kcat", "-b", bootstrap, "-L"], capture_output=True, text=True,
+                            timeout=30).stdout
+    names = re.findall(r'topic "([^"]+)"', listed)
+    F.check(p.returncode == 1 and "jobs topic codeq.jbos: Broker: Unknown topic" in p.stderr
+            and "codeq.jbos" not in names and "codeq.jobs" in names,
+            f"submit to a misspelt jobs topic on the development broker: rc {p.returncode} "
+            f"{p.stderr[-300:]!r}, topics {names}")
     print(f"{NAME}: worker started in {started or 0:.2f} s; submit answered in {took:.2f} s",
           flush=True)
     t1 = time.monotonic()

@@ -6,6 +6,7 @@ id, schema-valid, each with the expected status; both workers took part; every j
 trail is complete and schema-valid; SIGTERM stops workers cleanly; a worker started again in
 the same group re-runs nothing (offsets were committed after the results were acknowledged).
 Every wait is bounded; the test stops its workers itself."""
+import base64
 import collections
 import json
 import re
@@ -286,19 +287,75 @@ try:
             and not created, f"submit to a misspelt jobs topic: rc {p.returncode} "
             f"{p.stderr[-300:]!r}, topic created: {created}")
 
+    # Files that cannot all be sent send none. The checks before anything is sent: a program
+    # over a job's 262144 bytes of code, a record over the jobs topic's max.message.bytes. A
+    # record only the broker can judge (compressed) and refuses is named, and the jobs sent
+    # before and after it are still sent and awaited. Before: the command stopped at the first
+    # refusal (exit 1, naming no file), the job sent before it ran and its answer was never
+    # read, and the producer was destroyed with what it had queued.
+    tmpd = pathlib.Path(tempfile.mkdtemp())
+    small, big, rnd = tmpd / "small.py", tmpd / "big.py", tmpd / "rnd.py"
+    small.write_text("print('small')\n")
+    big.write_text("#" + "a" * 300000 + "\nprint(1)\n")
+    rnd.write_text("# " + base64.b64encode(os.urandom(70000)).decode() + "\nprint(1)\n")
+    (tmpd / "in.txt").write_text("c" * 60000)
+    tight = f"e2e-tight-{sfx}"
+    p = run(["topics", "-b", BROKERS, *TOPIC_ARGS, "--jobs-topic", tight, "-c",
+             "max.message.bytes=50000"], timeout=90)
+    F.check(p.returncode == 0, f"codeq topics for a tight jobs topic: {p.stderr[-300:]!r}")
+    tight_args = [*TOPIC_ARGS, "--jobs-topic", tight]
+
+    def keys(topic):
+        return kcat("-C", "-t", topic, "-e", "-o", "beginning", "-q", "-f", "%k\n").stdout.split()
+
+    p = run(["submit", "-b", BROKERS, "--timeout", "5", *tight_args, str(small), str(big)],
+            timeout=60)
+    F.check(p.returncode == 2 and "big.py: larger than 262144 bytes" in p.stderr
+            and "nothing was sent" in p.stderr and not keys(tight),
+            f"submit with a program over a job's code limit: rc {p.returncode} "
+            f"{p.stderr[-300:]!r}, sent {keys(tight)}")
+    p = run(["submit", "-b", BROKERS, "--timeout", "5", *tight_args, "--stdin",
+             str(tmpd / "in.txt"), str(small)], timeout=60)
+    F.check(p.returncode == 2 and f"the jobs topic {tight} takes at most 50000" in p.stderr
+            and not keys(tight), f"submit of a record over the jobs topic's limit: rc "
+            f"{p.returncode} {p.stderr[-300:]!r}, sent {keys(tight)}")
+    p = run(["submit", "-b", BROKERS, "--timeout", "3", *tight_args, "-X", "compression.type=gzip",
+             str(small), str(rnd), str(small)], timeout=90)
+    sent = keys(tight)
+    F.check(p.returncode == 1 and re.search(r"rnd\.py \(job rnd\.py-\w+\): not sent: Broker: "
+                                            r"Message size too large", p.stderr)
+            and "2 jobs sent" in p.stderr and len(sent) == 2
+            and all(k.startswith("small.py-") for k in sent)
+            and p.stderr.count(": no result") == 2,
+            f"submit of a compressed record the broker refuses: rc {p.returncode} "
+            f"{p.stderr[-500:]!r}, sent {sent}")
+    shutil.rmtree(tmpd, ignore_errors=True)
+    # A reply topic that is codeq's jobs topic is refused: the job itself was read back as its
+    # "result" (printed with status (null), exit 0), and the worker's invalid was never seen.
+    p = run(["submit", "-b", BROKERS, "--timeout", "5", *TOPIC_ARGS, "--reply-to", T["jobs"],
+             str(CASES / "ok_hello.py")], timeout=60)
+    F.check(p.returncode == 2 and "is codeq's jobs topic" in p.stderr and not p.stdout,
+            f"submit --reply-to the jobs topic: rc {p.returncode} {p.stdout[-200:]!r} "
+            f"{p.stderr[-300:]!r}")
+
     # --reply-to a topic the worker may not answer on: the worker answers invalid on the results
     # topic, and submit reads that too (it used to listen on the reply topic alone and wait out
     # its timeout). A reply topic that does not exist is refused before anything is sent, with
     # how to make one (it used to point at codeq topics, which makes codeq's own).
     t0 = time.monotonic()
-    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to", T["dlq"],
+    p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to", tight,
              str(CASES / "ok_hello.py")], timeout=90)
     took = time.monotonic() - t0
     got = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     F.check(p.returncode == 0 and len(got) == 1 and got[0]["status"] == "invalid"
-            and "reply_to may not name codeq's own topic" in got[0]["message"] and took < 30,
-            f"submit --reply-to the dead-letter topic: rc {p.returncode} in {took:.1f} s {got} "
-            f"{p.stderr[-300:]!r}")
+            and "--reply-topic-prefix" in got[0]["message"] and took < 30,
+            f"submit --reply-to a topic outside the reply prefix: rc {p.returncode} in "
+            f"{took:.1f} s {got} {p.stderr[-300:]!r}")
+    # codeq's own topics are refused before anything is sent (the jobs topic's above)
+    p = run(["submit", "-b", BROKERS, "--timeout", "5", *TOPIC_ARGS, "--reply-to", T["dlq"],
+             str(CASES / "ok_hello.py")], timeout=60)
+    F.check(p.returncode == 2 and "is codeq's dead-letter topic" in p.stderr,
+            f"submit --reply-to the dead-letter topic: rc {p.returncode} {p.stderr[-300:]!r}")
     # --reply-to the results topic itself: read once (a partition assigned twice is refused)
     p = run(["submit", "-b", BROKERS, "--timeout", "60", *TOPIC_ARGS, "--reply-to",
              T["results"], str(CASES / "ok_hello.py")], timeout=90)
@@ -328,7 +385,7 @@ try:
         stop(w, n)
     F.check(not HEARTBEAT.exists(), "heartbeat file left after the worker stopped")
     # Offsets were committed: a worker joining the same group finds nothing left to run.
-    # all_results, the odd-named job's answer, the --reply-to dead-letter topic's invalid and
+    # all_results, the odd-named job's answer, the --reply-to outside the prefix's invalid and
     # the --reply-to results topic's answer
     before = len(read_topic(T["results"]))
     F.check(before == len(all_results) + 3, f"{before} results on the topic, want "
