@@ -12,6 +12,15 @@
 int cli_kafka_opt(int opt, char *arg, wrk_kafka_opts *o)
 {
     char err[256];
+    static const char *const flag[] = {"jobs-topic", "results-topic", "audit-topic",
+                                        "dlq-topic"};
+    /* a name Kafka refuses would only be found at the first request: a worker would wait
+     * for partitions of a topic that can never exist */
+    if (opt >= CLI_JOBS_TOPIC && opt <= CLI_DLQ_TOPIC && !wrk_topic_name_ok(arg)) {
+        fprintf(stderr, "codeq: --%s '%s' is not a Kafka topic name: ASCII letters, digits, "
+                "'.', '_' and '-', at most 249 characters\n", flag[opt - CLI_JOBS_TOPIC], arg);
+        return -1;
+    }
     switch (opt) {
     case CLI_BROKERS: o->brokers = arg; return 1;
     case CLI_JOBS_TOPIC: o->jobs_topic = arg; return 1;

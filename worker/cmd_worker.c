@@ -453,7 +453,14 @@ static int worker_main(int argc, char **argv, val_policy **policy)
         if (k < 0) goto bad;
         if (k > 0) continue;
         switch (opt) {
-        case 'g': c.group = optarg; break;
+        case 'g':
+            if (!*optarg) { /* librdkafka would refuse it only at the subscribe */
+                fprintf(stderr, "codeq: worker: --group is empty: name the consumer group the "
+                        "workers share\n");
+                goto bad;
+            }
+            c.group = optarg;
+            break;
         case OPT_INSTANCE: c.instance_id = optarg; break;
         case OPT_LIMIT_DEFAULT:
         case OPT_LIMIT_MAX:

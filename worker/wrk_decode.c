@@ -70,8 +70,7 @@ static bool valid_id(const char *s, size_t len)
     return chars > 0 && chars <= JOB_MAX_ID;
 }
 
-/* Topic names as Kafka allows them: [A-Za-z0-9._-], at most 249 characters, not "." or "..". */
-static bool valid_topic(const char *s)
+bool wrk_topic_name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > 249 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return false;
@@ -169,7 +168,7 @@ static int decode_reply_to(json_t *rt, const wrk_config *c, wrk_job *job, char *
 {
     if (!rt) return 0;
     const char *to = wrk_json_name(rt);
-    if (!to || !valid_topic(to))
+    if (!to || !wrk_topic_name_ok(to))
         return fail(why, whylen, "%s", "reply_to must be a Kafka topic name");
     const wrk_kafka_opts *k = &c->kafka;
     if (!strcmp(to, k->jobs_topic) || !strcmp(to, k->audit_topic) || !strcmp(to, k->dlq_topic))

@@ -121,6 +121,26 @@ F.check(p.returncode == 2 and "jobs-topic=codeq.results (from command line) is a
 p = worker("--print-config", env={"CODEQ_DLQ_TOPIC": "codeq.audit"})
 F.check(p.returncode == 2 and "dlq-topic=codeq.audit (from CODEQ_DLQ_TOPIC) is also the "
         "audit-topic" in p.stderr, f"dead-letter topic = audit topic: {p.returncode} {p.stderr!r}")
+# A topic name Kafka refuses, or an empty group, stops the start (exit 2, naming the source):
+# the worker took "bad topic" and waited for its partitions for good, logging that it should
+# be created (codeq topics refused the name), and an empty group failed only at the subscribe
+# (exit 1, "Unknown group", --group unnamed). A trailing space from the environment is one.
+p = worker("--print-config", "--jobs-topic", "bad topic")
+F.check(p.returncode == 2 and "--jobs-topic 'bad topic' is not a Kafka topic name" in p.stderr,
+        f"jobs topic with a space: {p.returncode} {p.stderr!r}")
+p = worker("--print-config", env={"CODEQ_AUDIT_TOPIC": "codeq.audit "})
+F.check(p.returncode == 2 and "--audit-topic 'codeq.audit ' is not a Kafka topic name" in p.stderr
+        and "(from CODEQ_AUDIT_TOPIC)" in p.stderr,
+        f"audit topic with a trailing space: {p.returncode} {p.stderr!r}")
+gconf = TMP / "group.conf"
+gconf.write_text("group =\n")
+p = worker("--print-config", "--config", str(gconf))
+F.check(p.returncode == 2 and "--group is empty" in p.stderr and f"{gconf} line 1" in p.stderr,
+        f"empty group: {p.returncode} {p.stderr!r}")
+p = subprocess.run([BIN, "submit", "--results-topic", "a/b", "x.py"], capture_output=True,
+                   text=True, timeout=30)
+F.check(p.returncode == 2 and "--results-topic 'a/b' is not a Kafka topic name" in p.stderr,
+        f"submit with a bad topic name: {p.returncode} {p.stderr!r}")
 # Limits: a list in one setting (one CODEQ_LIMIT_* variable or config line sets several),
 # each limit line of --print-config with where its two values came from, and a refused one
 # echoed whole (its value was cut at its own '=': "limit-max=memory_mb").
