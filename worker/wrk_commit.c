@@ -98,7 +98,7 @@ static void set_fatal(wrk_committer *cm, const char *what, const char *msg)
     pthread_mutex_lock(&cm->mu);
     if (!cm->fatal) {
         cm->fatal = true;
-        snprintf(cm->why, sizeof cm->why, "codeq: worker: %.200s: %.280s", what, msg);
+        snprintf(cm->why, sizeof cm->why, "codeq: worker: %.120s: %.370s", what, msg);
     }
     pthread_mutex_unlock(&cm->mu);
 }
@@ -139,9 +139,17 @@ static void producer_fatal(wrk_committer *cm)
                  (unsigned long)cm->txn_timeout_ms);
         cm->broken = true;
     } else if (fenced(e)) {
-        char what[128];
+        /* librdkafka's words name no setting: the operator's mistake is usually two workers
+         * given one --instance-id (the authorization failure is the other cause) */
+        char what[128], why[600];
         snprintf(what, sizeof what, "kafka fatal error %s", rd_kafka_err2name(e));
-        set_fatal(cm, what, msg);
+        snprintf(why, sizeof why, "%s (%s)",
+                 e == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                     ? "this worker's principal may not use its transactional id (an ACL)"
+                     : "another worker started with the same --instance-id and group took "
+                       "over its transactional id: each worker needs its own --instance-id",
+                 msg);
+        set_fatal(cm, what, why);
     } else {
         cm->broken = true;
     }

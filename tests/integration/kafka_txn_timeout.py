@@ -95,6 +95,9 @@ def zombie(s):
     F.check(ended and w1.returncode == 3, f"zombie: the fenced worker did not exit 3 ({w1.returncode})")
     F.check("kafka fatal error _FENCED" in log or "kafka fatal error PRODUCER_FENCED" in log,
             "zombie: the fenced worker did not say it was fenced")
+    # and says what the operator did: librdkafka's words name no setting
+    F.check("another worker started with the same --instance-id" in log,
+            "zombie: the fenced worker did not name --instance-id as the cause")
     F.check(len(got) == len(ids), f"zombie: {len(ids) - len(got)} jobs unanswered")
     F.check(w2.poll() is None, f"zombie: the successor exited with {w2.returncode}")
     return ids
