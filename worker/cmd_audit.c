@@ -339,7 +339,8 @@ int cmd_audit(int argc, char **argv)
         }
     }
     if (optind != argc) {
-        fputs(audit_help, stderr);
+        fprintf(stderr, "codeq: audit: unexpected argument '%s' (--help for the options)\n",
+                argv[optind]);
         return 2;
     }
     signal(SIGINT, on_signal);

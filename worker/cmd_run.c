@@ -256,7 +256,9 @@ int cmd_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        fputs(run_help, stderr);
+        fprintf(stderr, "codeq: run: %s: it runs one program, FILE.py or - for standard input "
+                "(--help for the options)\n",
+                optind == argc ? "no program given" : "more than one program given");
         goto out;
     }
     char accounts[256];

@@ -64,7 +64,8 @@ int cmd_validate(int argc, char **argv)
         else { fputs(validate_help, stderr); return 2; }
     }
     if (optind >= argc) {
-        fputs(validate_help, stderr);
+        fprintf(stderr, "codeq: validate: no program given: name one or more FILE.py, or - "
+                "for standard input (--help for the options)\n");
         return 2;
     }
     if (val_init(err, sizeof err) < 0) {

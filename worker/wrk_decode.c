@@ -221,6 +221,7 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
         if (!*f) return fail_name(why, whylen, "unknown field '%s'", key);
     }
     json_t *code = json_object_get(root, "code");
+    if (!code) return fail(why, whylen, "%s", "code is required: the program, a string");
     if (!json_is_string(code)) return fail(why, whylen, "%s", "code must be a string");
     job->code = json_string_value(code);
     job->code_len = json_string_length(code);

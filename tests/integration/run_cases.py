@@ -201,6 +201,16 @@ with tempfile.TemporaryDirectory() as tmp:
     F.check(p.returncode == 1 and "codeq: topics: the cluster at 127.0.0.1:1 did not answer"
             in p.stderr and "without leaders" not in p.stderr and took < 20, f"topics, no broker: rc {p.returncode} in {took:.1f} s "
             f"{p.stderr[-300:]!r}")
+    # A command missing its program says so in one line (each printed its whole usage, with no
+    # word on what was wrong).
+    for args, want in [(["run"], "codeq: run: no program given"),
+                       (["run", "a.py", "b.py"], "codeq: run: more than one program given"),
+                       (["validate"], "codeq: validate: no program given"),
+                       (["submit"], "codeq: submit: no program given"),
+                       (["audit", "x"], "codeq: audit: unexpected argument 'x'")]:
+        p = run(args, timeout=30)
+        F.check(p.returncode == 2 and p.stderr.startswith(want) and "usage:" not in p.stderr,
+                f"{' '.join(args)}: rc {p.returncode} {p.stderr[:200]!r}")
     # submit's --timeout bounds the whole command: with no broker it used to wait 10 s whatever
     # the timeout.
     t0 = time.monotonic()
@@ -209,9 +219,11 @@ with tempfile.TemporaryDirectory() as tmp:
     took = time.monotonic() - t0
     F.check(p.returncode == 1 and "codeq: submit: results topic" in p.stderr and took < 5,
             f"submit -t 2, no broker: rc {p.returncode} in {took:.1f} s {p.stderr[-300:]!r}")
+    # (the file is named: the message said "--stdin FILE", the placeholder; its name is not
+    # UTF-8 either)
     p = run(["submit", "-b", "127.0.0.1:1", "--timeout", "1", "--stdin", odd + "-stdin", odd],
-            timeout=60)
-    F.check(p.returncode == 2 and "--stdin FILE is not valid UTF-8" in p.stderr,
+            timeout=60, errors="surrogateescape")
+    F.check(p.returncode == 2 and f"codeq: submit: {odd}-stdin is not valid UTF-8" in p.stderr,
             f"submit --stdin not UTF-8: rc {p.returncode} {p.stderr!r}")
     # Every program is read before anything is sent: one bad file among good ones sends none
     # (before, the files ahead of it were sent and their results never awaited), and each bad

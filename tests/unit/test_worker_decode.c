@@ -141,7 +141,7 @@ static void test_reread_for_id(void **st)
 static void test_invalid_cases(void **st)
 {
     (void)st;
-    expect_fail("{\"id\":\"a\"}", true, "code must be a string");
+    expect_fail("{\"id\":\"a\"}", true, "code is required: the program, a string");
     expect_fail("{\"id\":\"a\",\"code\":1}", true, "code must be a string");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limit\":{}}", true, "unknown field 'limit'");
     expect_fail("{\"id\":\"a\",\"code\":\"x\",\"limits\":{\"wall\":1}}", true, "unknown limit 'wall'");
