@@ -10,6 +10,7 @@
  *   queue wait        started_at (received_at if it never ran) - the record's Kafka timestamp
  * Consumer lag is the partition's high watermark as last fetched (librdkafka's cache, no
  * broker call) less the offset this worker committed; transaction markers count as one each. */
+#include <float.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -252,11 +253,25 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
     fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* The shortest decimal that reads back as v, as Prometheus' own clients write values
+ * (%.17g wrote 0.005 as 0.0050000000000000001). */
+static const char *shortest(char buf[32], double v)
+{
+    if (v != v) return "NaN";
+    if (v > DBL_MAX || v < -DBL_MAX) return v > 0 ? "+Inf" : "-Inf";
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, 32, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 static void put_scalar(FILE *f, const char *name, const char *type, const char *help,
                        double v)
 {
+    char b[32];
     head(f, name, type, help);
-    fprintf(f, "%s %.17g\n", name, v);
+    fprintf(f, "%s %s\n", name, shortest(b, v));
 }
 
 static void put_lcounter(FILE *f, const char *name, const char *label, const char *help,
@@ -280,7 +295,8 @@ static void put_histo(FILE *f, const histo *h)
                                 (unsigned long long)cum);
         else fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", h->name, (unsigned long long)cum);
     }
-    fprintf(f, "%s_sum %.17g\n%s_count %llu\n", h->name, h->sum, h->name,
+    char b[32];
+    fprintf(f, "%s_sum %s\n%s_count %llu\n", h->name, shortest(b, h->sum), h->name,
             (unsigned long long)h->count);
 }
 

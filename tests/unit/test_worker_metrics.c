@@ -59,6 +59,10 @@ static void test_job_counts_and_histograms(void **state)
     assert_has(t, "codeq_job_queue_wait_seconds_bucket{le=\"1\"} 0\n");
     assert_has(t, "codeq_job_queue_wait_seconds_bucket{le=\"5\"} 1\n");
     assert_has(t, "codeq_job_queue_wait_seconds_bucket{le=\"+Inf\"} 1\n");
+    /* sums in their shortest form, as Prometheus' clients write them (%.17g wrote 0.4 as
+     * 0.40000000000000002) */
+    assert_has(t, "codeq_job_duration_seconds_sum 0.4\n");
+    assert_has(t, "codeq_job_queue_wait_seconds_sum 2.1\n");
     free(t);
     json_decref(o.result);
 }
