@@ -5,18 +5,30 @@
              (status error, not raised), raise_for_status -> JobFailed
   files      input files in (text and bytes), artifacts out as bytes
   rejected   JobRejected carrying the validator's findings; invalid: JobInvalid naming the limit;
-             a deadline passed: JobExpired; a misspelt jobs topic: CodeqError at start
+             a deadline passed: JobExpired; a misspelt jobs topic: CodeqError at start.
+             What the worker would answer invalid is refused before sending (ValueError), by
+             the worker's own limits (64 files and not 65, 255-byte paths of 16 components,
+             stdin bytes that are not UTF-8), the worker refusing the same jobs sent raw; a
+             librdkafka setting it does not know: ConfigError (CodeqError and ValueError)
+  dev        the development broker (`codeq broker`, librdkafka's mock, which makes any topic
+             a metadata request names): a misspelt jobs or results topic is CodeqError at once
+             and not made; a reply topic of the client's own still is
   timeout    a job sleeping 3 s, waited 0.5 s: JobTimeout; the result is still had later
              (sync and async)
   async      AsyncClient round trip, then 100 jobs in flight at once: all answered, each with
              its own output, by one consumer
   shared     two clients on the shared results topic at once, each gets its own results
   reply      reply_topic=True: a topic of the client's own, created, answered on, nothing on
-             the results topic, deleted on close; a named reply topic, created when missing
+             the results topic, deleted on close; a named reply topic, created when missing;
+             one outside reply_prefix (or a worker's own topic) refused with ValueError before
+             anything is made, as the worker refuses it; records on the reply topic keyed by a
+             job's id that are not its result are skipped (the wait goes on, JobTimeout says
+             what came), not a KeyError
   agent      examples/agent_loop.py against this worker: fails once, succeeds on the retry
 Every result the client returns is also checked against schemas/result.schema.json."""
 import asyncio
 import datetime
+import json
 import os
 import pathlib
 import subprocess
@@ -26,13 +38,13 @@ import uuid
 
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from codeq_test import RESULT, SRC, Failures, schema_errors  # noqa: E402
+from codeq_test import BIN, RESULT, SRC, Failures, schema_errors  # noqa: E402
 import kafka_admin as ka  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 sys.path.insert(0, str(SRC / "clients" / "python"))
-from codeq_client import (AsyncClient, Client, CodeqError, JobExpired, JobFailed,  # noqa: E402
-                          JobInvalid, JobRejected, JobTimeout)
+from codeq_client import (AsyncClient, Client, CodeqError, ConfigError, JobExpired,  # noqa: E402
+                          JobFailed, JobInvalid, JobRejected, JobTimeout)
 
 NAME = "client_python"
 F = Failures()
@@ -63,9 +75,31 @@ def raises(exc, fn, *a, **kw):
     return None
 
 
-def topic_exists(t):
-    p = subprocess.run(["kcat", "-b", kt.BROKERS, "-L"], capture_output=True, text=True, timeout=30)
+def topic_exists(t, brokers=None):
+    p = subprocess.run(["kcat", "-b", brokers or kt.BROKERS, "-L"], capture_output=True, text=True,
+                       timeout=30)
     return f'topic "{t}" with' in p.stdout
+
+
+def produce_to(t, key, values):
+    """Records keyed key on topic t (kcat), one per value."""
+    lines = "".join(f"{key}\t{v}\n" for v in values)
+    p = subprocess.run(["kcat", "-b", kt.BROKERS, "-P", "-t", t, "-K", "\t"], input=lines,
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise RuntimeError(f"kcat produce to {t}: {p.stderr}")
+
+
+def start_and_run(brokers, **kw):
+    with Client(brokers, start_timeout=10, **kw) as c:
+        return c.run("print(1)", timeout=8)
+
+
+def invalid_why(job):
+    """The worker's answer to a job sent raw (past the client's checks): its message if invalid."""
+    s.produce_jobs([job])
+    got = s.wait_results([job["id"]], 60)
+    return got[0].get("message", "") if got and got[0]["status"] == "invalid" else f"not invalid: {got}"
 
 
 def read_ids(t):
@@ -79,6 +113,7 @@ def read_ids(t):
 s = kt.Setup(NAME, 2)
 TOPICS = {"jobs_topic": s.topics["jobs"], "results_topic": s.topics["results"]}
 named_reply = f"codeq.reply.{NAME}-{uuid.uuid4().hex[:8]}"
+outside = f"ut.{NAME}-{uuid.uuid4().hex[:8]}.other"  # outside the reply prefix: never made
 s.start("w1", "--slots", "3", "--policy", "data")
 try:
     t0 = time.monotonic()
@@ -157,6 +192,43 @@ try:
                 "metadata 65 levels deep was not refused before sending")
         F.check(raises(ValueError, c.submit, "print(1)", job_id="") is not None,
                 "an empty job id was replaced, not refused")
+        # stdin travels as JSON text: bytes that are not UTF-8 are the caller's ValueError
+        # naming stdin (it was a bare UnicodeDecodeError from inside the client)
+        e = raises(ValueError, c.submit, "print(1)", stdin=b"\xff\xfe")
+        F.check(isinstance(e, ValueError) and not isinstance(e, UnicodeError) and "stdin" in str(e),
+                f"stdin bytes that are not UTF-8: {e!r}")
+        e = raises(ValueError, c.submit, "print(1)\n# \ud800")
+        F.check(e is not None and "code" in str(e), f"code with a lone surrogate: {e!r}")
+        # the worker's files limits (worker/wrk_files.c, sandbox/sbx_files.c): 64 files, paths
+        # of at most 255 bytes and 16 components. The count is checked first: 10,000 files
+        # were compared pairwise before it was (seconds of CPU, then the refusal).
+        t2 = time.monotonic()
+        e = raises(ValueError, c.submit, "print(1)", files={f"f{i}": "" for i in range(10000)})
+        F.check(e is not None and "at most 64" in str(e) and time.monotonic() - t2 < 1,
+                f"10,000 files: {e!r} after {time.monotonic() - t2:.2f} s")
+        e = raises(ValueError, c.submit, "print(1)", files={f"f{i}": "" for i in range(65)})
+        F.check(e is not None and "at most 64" in str(e), f"65 files: {e!r}")
+        long_path, deep_path = "p" * 256, "/".join("d" * 17)
+        for bad in (long_path, deep_path):
+            F.check(raises(ValueError, c.submit, "print(1)", files={bad: "x"}) is not None,
+                    f"file path {bad[:20]}... ({len(bad)} bytes) was not refused before sending")
+        # a list of {"path", "content"} dicts unpacked into a file named "path" holding "content"
+        F.check(raises(TypeError, c.submit, "print(1)", files=[{"path": "a", "content": "x"}])
+                is not None, "a list of dicts as files was not refused")
+        # ... and at the limits the worker runs it: 64 files, one at 255 bytes in 16 components
+        edge = "/".join(["d"] * 15 + ["e" * 225])
+        at_limits = {f"f{i}": str(i) for i in range(63)}
+        at_limits[edge] = "deep"
+        r = c.run("print(open('f0').read(), open('f62').read(), open(%r).read())" % edge,
+                  files=at_limits)
+        F.check(r.ok and r.stdout == "0 62 deep\n" and len(edge.encode()) == 255,
+                f"64 files, a path of 255 bytes in 16 components: {r.status} {r.message} {r.stderr[-300:]}")
+        # what the client refuses, the worker refuses too (sent raw, past the client)
+        for what, files in (("65 files", [{"path": f"f{i}", "content": ""} for i in range(65)]),
+                            ("256-byte path", [{"path": long_path, "content": "x"}]),
+                            ("17 components", [{"path": deep_path, "content": "x"}])):
+            why = invalid_why({"id": f"raw-{uuid.uuid4().hex}", "code": "print(1)", "files": files})
+            F.check(why.startswith("files"), f"the worker on {what} sent raw: {why}")
         # a job larger than the producer may send: the client's own error, not confluent-kafka's
         e = raises(CodeqError, c.run, "print(1)", stdin="s" * (1 << 20))
         F.check(e is not None and "not sent" in str(e), f"a job too large to send: {e!r}")
@@ -202,6 +274,49 @@ try:
                results_topic=s.topics["results"], start_timeout=5)
     F.check(e is not None and "Unknown topic" in str(e) and not topic_exists(s.topics["jobs"] + "-typo"),
             f"misspelt jobs topic: {e!r}")
+    # ... and a misspelt results topic too, at once (it waited out start_timeout)
+    t1 = time.monotonic()
+    e = raises(CodeqError, Client, kt.BROKERS, jobs_topic=s.topics["jobs"],
+               results_topic=s.topics["results"] + "-typo", start_timeout=20)
+    F.check(e is not None and "Unknown topic" in str(e) and time.monotonic() - t1 < 5
+            and not topic_exists(s.topics["results"] + "-typo"),
+            f"misspelt results topic: {e!r} after {time.monotonic() - t1:.1f} s")
+
+    # -- a librdkafka setting it does not know: the client's error naming it (it was
+    # confluent_kafka's KafkaException), a ValueError and a CodeqError
+    e = raises(ValueError, Client, kt.BROKERS, no_such_setting=1, **TOPICS)
+    F.check(isinstance(e, CodeqError) and isinstance(e, ConfigError) and "no.such.setting" in str(e),
+            f"an unknown librdkafka setting: {e!r}")
+    e = raises(ValueError, Client, kt.BROKERS, linger_ms="soon", **TOPICS)
+    F.check(isinstance(e, ConfigError) and "linger.ms" in str(e) and "soon" not in str(e),
+            f"a librdkafka setting with a value it cannot take: {e!r}")
+
+    # -- the development broker: librdkafka's mock makes any topic a metadata request names
+    # (its Metadata v2 has no allow-auto-create flag): the client asked for its jobs topic by
+    # name, so a misspelt one was made there, the job sent to it, and the wait ended in
+    # JobTimeout instead of CodeqError at start
+    t1 = time.monotonic()
+    dev = subprocess.Popen([BIN, "broker"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    try:
+        dev_bs = dev.stdout.readline().strip()
+        F.check(dev_bs.startswith("127.0.0.1:"), f"codeq broker printed {dev_bs!r}")
+        for kw in ({"jobs_topic": "codeq.jbos"}, {"results_topic": "codeq.reslts"},
+                   {"reply_topic": "codeq.reply.not-made", "create_reply_topic": False}):
+            t2 = time.monotonic()
+            e = raises(CodeqError, start_and_run, dev_bs, **kw)
+            took = time.monotonic() - t2
+            name = next(v for v in kw.values() if isinstance(v, str))
+            F.check(e is not None and not isinstance(e, JobTimeout) and "Unknown topic" in str(e)
+                    and took < 5 and not topic_exists(name, dev_bs),
+                    f"development broker, {kw}: {e!r} after {took:.1f} s; made: {topic_exists(name, dev_bs)}")
+        # what it makes on purpose: a reply topic of the client's own, asked for by name
+        with Client(dev_bs, reply_topic=True, start_timeout=10) as c:
+            F.check(topic_exists(c.reply_topic, dev_bs), f"development broker: {c.reply_topic} not made")
+    finally:
+        dev.kill()
+        dev.wait()
+    step("development broker", t1)
 
     # -- async: round trip, 100 in flight, a timeout; two clients on the shared topic
     async def async_part():
@@ -258,7 +373,46 @@ try:
     with Client(kt.BROKERS, reply_topic=named_reply, **TOPICS) as c:
         r = c.run("print('named')")
         F.check(r.ok and r.stdout == "named\n", f"named reply: {r}")
+        # records keyed by a job's id on its reply topic that are not its result (the job
+        # itself, as on a topic that carries jobs; another producer's): skipped, and the wait
+        # goes on (Result.from_json raised KeyError 'status' into the caller)
+        slow = c.submit("import time\ntime.sleep(3)\nprint('after the strays')")
+        produce_to(named_reply, slow, [json.dumps({"id": slow, "code": "print(1)"}), "not json",
+                                       json.dumps({"id": slow, "status": "ok", "usage": [1]})])
+        e = raises(JobTimeout, c.result, slow, 1.0)
+        F.check(e is not None and "not a codeq result" in str(e) and named_reply in str(e),
+                f"strays on the reply topic, waited 1 s: {e!r}")
+        try:
+            r = c.result(slow, 30)
+            F.check(r.ok and r.stdout == "after the strays\n", f"the result after the strays: {r}")
+        except CodeqError as e:
+            F.check(False, f"the result after the strays: {e!r}")
     F.check(topic_exists(named_reply), f"{named_reply} (named) deleted on close")
+    # a reply topic the worker would refuse (outside its prefix, its own topics, Kafka's): a
+    # ValueError naming the prefix before anything is made. It was made, and each job's
+    # invalid answer went to the results topic, which such a client does not read: JobTimeout.
+    e = raises(ValueError, Client, kt.BROKERS, reply_topic=outside, start_timeout=10, **TOPICS)
+    F.check(e is not None and "'codeq.reply.'" in str(e) and not topic_exists(outside),
+            f"a reply topic outside the prefix: {e!r}")
+    e = raises(ValueError, AsyncClient, kt.BROKERS, reply_topic=outside, **TOPICS)
+    F.check(e is not None and "'codeq.reply.'" in str(e), f"AsyncClient, outside the prefix: {e!r}")
+    # (create_reply_topic=False: a client that wrongly took one of these makes nothing)
+    for bad, kw in ((s.topics["jobs"], {"reply_prefix": NAME}),
+                    ("codeq.audit", {"reply_prefix": "codeq."}),
+                    ("codeq.jobs.dlq", {"reply_prefix": "codeq."}),
+                    ("__consumer_offsets", {"reply_prefix": "__"}),
+                    ("codeq.reply.a b", {}), ("codeq.reply." + "x" * 238, {}),
+                    (True, {"reply_prefix": "__r."})):
+        F.check(raises(ValueError, Client, kt.BROKERS, reply_topic=bad, create_reply_topic=False,
+                       start_timeout=3, **kw, **TOPICS) is not None,
+                f"reply topic {str(bad)[:40]!r} ({kw}) was not refused")
+    # the worker's rule, sent raw: outside the prefix refused, the results topic allowed
+    why = invalid_why({"id": f"raw-{uuid.uuid4().hex}", "code": "print(1)", "reply_to": outside})
+    F.check("not allowed" in why and "codeq.reply." in why,
+            f"the worker on reply_to outside the prefix: {why}")
+    with Client(kt.BROKERS, reply_topic=s.topics["results"], **TOPICS) as c:
+        r = c.run("print('on results')")
+        F.check(r.ok and r.stdout == "on results\n", f"reply_topic = the results topic: {r}")
     step("reply topics", t0)
 
     # -- the agent loop example, against this worker
@@ -274,9 +428,11 @@ try:
     F.check(s.stop("w1") == 0, "the worker did not stop cleanly")
 finally:
     s.kill_all()
-    try:
-        ka.delete_topics(kt.BROKERS, [named_reply])
-    except Exception as e:  # noqa: BLE001 - a leftover topic is reported, not fatal
-        print(f"{NAME}: delete {named_reply}: {e}", flush=True)
+    # (outside is made only by a client that took it: a failed check)
+    for t in [named_reply] + ([outside] if topic_exists(outside) else []):
+        try:
+            ka.delete_topics(kt.BROKERS, [t])
+        except Exception as e:  # noqa: BLE001 - a leftover topic is reported, not fatal
+            print(f"{NAME}: delete {t}: {e}", flush=True)
 print(f"{NAME}: total {time.monotonic() - T0:.1f} s", flush=True)
 F.finish(NAME)

@@ -7,10 +7,10 @@
 
 See README.md beside this package for the reply modes, statuses and exceptions."""
 from .client import AsyncClient, Client
-from .result import (CodeqError, Finding, JobExpired, JobFailed, JobInternalError, JobInvalid,
-                     JobRejected, JobStatusError, JobTimeout, Result, Usage)
+from .result import (CodeqError, ConfigError, Finding, JobExpired, JobFailed, JobInternalError,
+                     JobInvalid, JobRejected, JobStatusError, JobTimeout, Result, Usage)
 
-__all__ = ["AsyncClient", "Client", "CodeqError", "Finding", "JobExpired", "JobFailed",
+__all__ = ["AsyncClient", "Client", "CodeqError", "ConfigError", "Finding", "JobExpired", "JobFailed",
            "JobInternalError", "JobInvalid", "JobRejected", "JobStatusError", "JobTimeout",
            "Result", "Usage"]
 __version__ = "0.1.0"

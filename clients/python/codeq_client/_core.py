@@ -21,25 +21,49 @@ from typing import Callable, Optional
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
-from .result import CodeqError
+from .result import CodeqError, ConfigError, Result
 
 log = logging.getLogger("codeq_client")
 _LEADER_SETTLING = (KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE,
                     KafkaError.UNKNOWN_TOPIC_OR_PART)
-Waiter = Callable[[object], None]  # called with the result dict or an exception
+Waiter = Callable[[object], None]  # called with the Result or an exception
+# Only asking about a topic never makes it: librdkafka's producer default is true, and the
+# client's producer and admin handles are kept from it whatever the caller's settings say (a
+# consumer's default is false). The mock cluster ignores it: see _check_jobs_topic.
+NO_AUTO_CREATE = {"allow.auto.create.topics": False}
+# confluent-kafka's own keys (Python callbacks), which keep their underscores
+PYTHON_KEYS = frozenset({"error_cb", "throttle_cb", "stats_cb", "oauth_cb", "logger"})
+
+
+def conf_key(k: str) -> str:
+    return k if k in PYTHON_KEYS else k.replace("_", ".")
 
 
 def kafka_conf(bootstrap: str, conf: dict) -> dict:
     """librdkafka settings; a keyword like security_protocol means security.protocol."""
     out = {"bootstrap.servers": bootstrap}
-    out.update({k.replace("_", "."): str(v).lower() if isinstance(v, bool) else v for k, v in conf.items()})
+    out.update({conf_key(k): str(v).lower() if isinstance(v, bool) else v for k, v in conf.items()})
     return out
+
+
+def new_handle(cls, conf: dict, given: set):
+    """A Producer, Consumer or AdminClient; a setting librdkafka refuses (an unknown property,
+    a value it cannot take) raises ConfigError (a CodeqError and a ValueError) naming it, not
+    confluent_kafka's KafkaException. Values are not repeated: they may be credentials."""
+    try:
+        return cls(conf)
+    except (KafkaException, TypeError, ValueError) as e:
+        err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+        names = ", ".join(sorted(given)) or "none"
+        raise ConfigError(f"codeq: librdkafka refused a setting: {err.str() if err else e} "
+                          f"(the client's keyword settings: {names})") from None
 
 
 class Core:
     def __init__(self, bootstrap: str, conf: dict, jobs_topic: str, results_topic: str,
                  reply_topic, reply_prefix: str, create_reply_topic: bool, start_timeout: float):
         base = kafka_conf(bootstrap, conf)
+        given = {conf_key(k) for k in conf}
         self.jobs_topic = jobs_topic
         self.results_topic = results_topic
         self.owns_reply_topic = reply_topic is True
@@ -49,34 +73,37 @@ class Core:
         self._lock = threading.Lock()
         self._open = threading.Lock()    # held by a produce and by close: none runs after it
         self._watched: set = set()        # ids whose result this client keeps
-        self._arrived: dict = {}          # id -> result dict, not yet taken
+        self._arrived: dict = {}          # id -> Result, not yet taken
         self._waiters: dict = {}          # id -> [Waiter]
+        self._strays: dict = {}           # id -> what came with its key that was not a result
+        self._stray_told = False
         self._failure: Optional[Exception] = None
         self._stop = threading.Event()
         deadline = time.monotonic() + start_timeout
+        self._given = given
         # Idempotent: a retried write never makes a second job. No topic auto-creation: a
         # misspelt jobs topic is an error now, not jobs written where no worker reads.
-        self.producer = Producer({"enable.idempotence": True, "linger.ms": 2,
-                                  "allow.auto.create.topics": False, **base})
+        self.producer = new_handle(Producer, {"enable.idempotence": True, "linger.ms": 2, **base,
+                                              **NO_AUTO_CREATE}, given)
         self.consumer = None
+        # the reply topic this client makes (else it only looks for the topic it reads)
+        self._makes_reply_topic = bool(self.reply_topic and create_reply_topic)
         try:
             self._check_jobs_topic(deadline)
-            if self.reply_topic and create_reply_topic:
+            if self._makes_reply_topic:
                 self._create_reply_topic(deadline)
-            self.consumer = Consumer({
+            self.consumer = new_handle(Consumer, {
                 "group.id": f"codeq-client-{uuid.uuid4().hex}", "enable.auto.commit": False,
                 "isolation.level": "read_committed", "auto.offset.reset": "earliest",
-                **base})
+                **base}, given)  # (a consumer's default; set, librdkafka warns on the mock)
             self.consumer.assign(self._ends(deadline))
         except KafkaException as e:  # a broker that does not answer, above all
-            if self.consumer is not None:
-                self.consumer.close()
+            self._drop_handles()
             err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
             raise CodeqError(f"codeq: brokers {bootstrap}: {err.str() if err else e} "
                              f"(start_timeout {start_timeout:g} s)") from e
         except BaseException:
-            if self.consumer is not None:
-                self.consumer.close()
+            self._drop_handles()
             raise
         self._threads = [threading.Thread(target=self._consume_loop, name="codeq-results", daemon=True),
                          threading.Thread(target=self._delivery_loop, name="codeq-deliveries", daemon=True)]
@@ -84,6 +111,13 @@ class Core:
             t.start()
 
     # -- start-up ------------------------------------------------------------------------
+    def _drop_handles(self) -> None:
+        """A start that failed: its handles go now, not when the exception (whose traceback
+        holds this half-made Core) is collected; they would go on connecting until then."""
+        if self.consumer is not None:
+            self.consumer.close()
+        self.consumer = self.producer = None
+
     def _create_reply_topic(self, deadline: float) -> None:
         """One partition, the results topic's max.message.bytes (every result the workers size
         for the results topic fits), kept a day: a client that dies leaves a bounded topic.
@@ -95,7 +129,7 @@ class Core:
                      "is none of its brokers (the development broker makes it when asked)",
                      self.reply_topic)
             return
-        admin = AdminClient(self._base)
+        admin = new_handle(AdminClient, {**self._base, **NO_AUTO_CREATE}, self._given)
         config = {"retention.ms": "86400000"}
         try:
             res = ConfigResource(ConfigResource.Type.TOPIC, self.results_topic)
@@ -118,26 +152,40 @@ class Core:
 
     def _check_jobs_topic(self, deadline: float) -> None:
         """The jobs topic exists. Asking also connects the producer, which then gets its
-        producer id at once: without it the first job waited a second for librdkafka's timer."""
+        producer id at once: without it the first job waited a second for librdkafka's timer.
+        Every topic is listed, none named: a metadata request that names a topic makes it on
+        librdkafka's mock cluster (`codeq broker`, Metadata v2 there: no allow-auto-create
+        flag), whatever allow.auto.create.topics says, and a misspelt name would then be a
+        topic no worker reads."""
         t = self.jobs_topic
-        md = self.producer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+        md = self.producer.list_topics(timeout=max(1.0, deadline - time.monotonic()))
         self._controller_listed = md.controller_id < 0 or md.controller_id in md.brokers
         tm = md.topics.get(t)
         if tm is None or tm.error is not None:
-            raise CodeqError(f"codeq: jobs topic {t}: {tm.error.str() if tm is not None else 'not found'}")
+            raise CodeqError(f"codeq: jobs topic {t}: " + (tm.error.str() if tm is not None else
+                             "Unknown topic: the brokers list none of that name (the client "
+                             "never creates it)"))
 
     def _ends(self, deadline: float) -> list:
         """Each partition of the topic read, at its current end: results of jobs submitted from
-        now on are all after it (a result is written after its job is consumed)."""
+        now on are all after it (a result is written after its job is consumed).
+        The topic is named only when naming it is how it gets made (a reply topic of the
+        client's on the mock cluster, see _create_reply_topic); else every topic is listed, as
+        for the jobs topic, and one that this client did not just make must be there now."""
         t = self.listen_topic
+        ask_by_name = self._makes_reply_topic and not self._controller_listed
+        what = "reply topic" if self.reply_topic else "results topic"
         while True:
-            md = self.consumer.list_topics(t, timeout=max(1.0, deadline - time.monotonic()))
+            md = self.consumer.list_topics(t if ask_by_name else None,
+                                           timeout=max(1.0, deadline - time.monotonic()))
             tm = md.topics.get(t)
             if tm is not None and tm.error is None and tm.partitions:
                 break
+            if tm is None and not self._makes_reply_topic:
+                raise CodeqError(f"codeq: {what} {t}: Unknown topic: the brokers list none of "
+                                 "that name (the client never creates it)")
             if time.monotonic() > deadline:
                 why = tm.error.str() if tm is not None and tm.error else "no partitions"
-                what = "reply topic" if self.reply_topic else "results topic"
                 raise CodeqError(f"codeq: {what} {t}: {why}")
             time.sleep(0.1)  # a topic just created reaches the metadata within moments
         return [TopicPartition(t, p, self._end(TopicPartition(t, p), deadline)) for p in sorted(tm.partitions)]
@@ -198,13 +246,21 @@ class Core:
         with self._lock:
             self._watched.discard(job_id)
             self._arrived.pop(job_id, None)
+            self._strays.pop(job_id, None)
 
-    def take_or_wait(self, job_id: str, waiter: Waiter) -> Optional[dict]:
+    def stray(self, job_id: str) -> str:
+        """What came with this id's key that was not a result ("" if nothing): said when the
+        wait for its result runs out."""
+        with self._lock:
+            return self._strays.get(job_id, "")
+
+    def take_or_wait(self, job_id: str, waiter: Waiter) -> Optional[Result]:
         """The result if it is here (then it is no longer kept), else None and waiter is
         registered. Raises if the consumer failed for good."""
         with self._lock:
             if job_id in self._arrived:
                 self._watched.discard(job_id)
+                self._strays.pop(job_id, None)
                 return self._arrived.pop(job_id)
             if self._failure:
                 raise self._failure
@@ -221,16 +277,17 @@ class Core:
             if not ws:
                 self._waiters.pop(job_id, None)
 
-    def put_back(self, job_id: str, result: dict) -> None:
+    def put_back(self, job_id: str, result: Result) -> None:
         """A waiter that gave up just as its result came returns it here."""
         with self._lock:
             self._watched.add(job_id)
             self._arrived[job_id] = result
 
-    def _deliver(self, job_id: str, result: dict) -> None:
+    def _deliver(self, job_id: str, result: Result) -> None:
         with self._lock:
             if job_id not in self._watched:
                 return
+            self._strays.pop(job_id, None)
             ws = self._waiters.pop(job_id, None)
             if not ws:
                 self._arrived[job_id] = result
@@ -275,13 +332,35 @@ class Core:
             wanted = job_id in self._watched
         if not wanted:  # another client's result (shared topic): not even parsed
             return
+        # A record with a waited-for key that is no result for it (the job itself on a topic
+        # that carries jobs, another producer's message) is skipped and the wait goes on: the
+        # result may still come after it, and whoever can write to the topic must not be able
+        # to end (or crash) the wait with a record of their own. The wait's JobTimeout says
+        # what came instead.
         try:
             d = json.loads(m.value())
         except (TypeError, ValueError, RecursionError) as e:
-            log.warning("codeq_client: %s[%d]@%d: not a result: %s", m.topic(), m.partition(), m.offset(), e)
+            self._stray(m, job_id, f"not JSON ({e})")
             return
-        if isinstance(d, dict) and d.get("id") == job_id:
-            self._deliver(job_id, d)
+        if isinstance(d, dict) and d.get("id") != job_id:
+            self._stray(m, job_id, f"not its result (id {d.get('id')!r})")
+            return
+        try:
+            result = Result.from_json(d)
+        except ValueError as e:
+            self._stray(m, job_id, str(e))
+            return
+        self._deliver(job_id, result)
+
+    def _stray(self, m, job_id: str, why: str) -> None:
+        where = f"{m.topic()}[{m.partition()}]@{m.offset()}"
+        with self._lock:
+            if job_id in self._watched:
+                self._strays[job_id] = f"{where} had a record with its key that is {why}"[:500]
+            told, self._stray_told = self._stray_told, True
+        (log.debug if told else log.warning)(
+            "codeq_client: %s: record keyed %r skipped, %s (the wait goes on; further ones "
+            "logged at debug level)", where, job_id, why[:300])
 
     # -- end -----------------------------------------------------------------------------
     def close(self, timeout: float = 10.0) -> None:
@@ -292,12 +371,14 @@ class Core:
         for t in self._threads:
             t.join(timeout)
         left = self.producer.flush(timeout)
+        if not any(t.is_alive() for t in self._threads):
+            self.producer = None  # it goes now (it has no close), not when the client is collected
         self.consumer.close()
         self._fail_all(CodeqError("codeq: client closed"))
         if left:
             log.warning("codeq_client: %d jobs were not delivered before close", left)
         if self.owns_reply_topic and self._controller_listed:  # the mock's go with it
-            admin = AdminClient(self._base)
+            admin = new_handle(AdminClient, {**self._base, **NO_AUTO_CREATE}, self._given)
             try:
                 admin.delete_topics([self.reply_topic])[self.reply_topic].result(timeout=timeout)
             except (KafkaException, concurrent.futures.TimeoutError) as e:

@@ -32,6 +32,17 @@ class _Options:
         if reply_topic not in (None, False, True) and not isinstance(reply_topic, str):
             raise TypeError("reply_topic: None (shared results topic), True (a new topic of this "
                             "client's) or a topic name")
+        # A reply topic the workers would refuse: each job answered invalid on the results
+        # topic, which this client does not read; said now, before any topic is made.
+        if isinstance(reply_topic, str) and reply_topic:
+            jobmod.check_reply_topic(reply_topic, reply_prefix, jobs_topic, results_topic)
+        elif reply_topic is True:
+            try:
+                jobmod.check_reply_topic(reply_prefix + "0" * 16, reply_prefix, jobs_topic,
+                                         results_topic)
+            except ValueError as e:
+                raise ValueError(f"reply_prefix {reply_prefix!r}: the reply topics it makes would "
+                                 f"be refused: {e}") from None
         self.core_args = (bootstrap, kafka_conf, jobs_topic, results_topic, reply_topic or None,
                           reply_prefix, create_reply_topic, start_timeout)
 
@@ -93,11 +104,11 @@ class Client:
             if not done.wait(timeout):
                 self._core.unwait(job_id, waiter)
                 if not box:  # (it may have come between the wait and unwait)
-                    raise JobTimeout(job_id, timeout)
+                    raise JobTimeout(job_id, timeout, self._core.stray(job_id))
             got = box[0]
         if isinstance(got, BaseException):
             raise got
-        return check_ran(Result.from_json(got))
+        return check_ran(got)
 
     def run(self, code: str, stdin=None, files=None, limits=None, metadata=None, deadline=None,
             *, job_id: Optional[str] = None, timeout: float = DEFAULT_WAIT) -> Result:
@@ -176,7 +187,7 @@ class AsyncClient:
 
         def settle(x):  # on the loop; a result for a waiter that gave up goes back to the core
             if fut.done():
-                if isinstance(x, dict):
+                if isinstance(x, Result):
                     core.put_back(job_id, x)
             else:
                 fut.set_result(x)
@@ -190,11 +201,11 @@ class AsyncClient:
             if not fut.done():
                 core.unwait(job_id, waiter)
                 fut.cancel()
-                raise JobTimeout(job_id, timeout)
+                raise JobTimeout(job_id, timeout, core.stray(job_id))
             got = fut.result()
         if isinstance(got, BaseException):
             raise got
-        return check_ran(Result.from_json(got))
+        return check_ran(got)
 
     async def run(self, code: str, stdin=None, files=None, limits=None, metadata=None,
                   deadline=None, *, job_id: Optional[str] = None, timeout: float = DEFAULT_WAIT) -> Result:

@@ -15,10 +15,20 @@ from typing import Any, Mapping, Optional, Union
 LIMITS = frozenset({"wall_ms", "cpu_ms", "memory_mb", "pids", "output_bytes", "file_mb",
                     "open_files", "tmpfs_mb", "artifact_files", "artifact_bytes", "io_read_bps",
                     "io_write_bps", "io_read_iops", "io_write_iops"})
+# The worker's limits (worker/worker.h, worker/wrk_files.c, sandbox/sbx_files.c), in UTF-8 bytes
+MAX_CODE = 256 * 1024
+MAX_STDIN = 1024 * 1024
 MAX_FILES = 64
+MAX_PATH = 255                # bytes of a file's path
+MAX_PATH_DEPTH = 16           # its components
+MAX_FILE_BASE64 = 16 * 1024 * 1024  # content_base64 of one file, as sent (12 MiB of bytes)
 MAX_METADATA = 16384
 MAX_METADATA_DEPTH = 64  # lists and dicts, as the worker counts them
 RESERVED = frozenset({"main.py", "_codeq_prelude.py"})  # the job's program and the guard's
+# What the worker never answers on (worker/wrk_decode.c, decode_reply_to): its own topics. The
+# client knows the jobs topic it writes to; the audit and dead-letter topics by their defaults.
+WORKER_TOPICS = ("codeq.audit", "codeq.jobs.dlq")
+TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")  # a Kafka topic name, as the worker checks it
 
 Files = Union[Mapping[str, Union[str, bytes]], list]
 Deadline = Union[None, str, dt.datetime, dt.timedelta, float, int]
@@ -36,12 +46,15 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
         raise TypeError("code must be a str")
     if "\0" in code:
         raise ValueError("code contains a NUL character, which Python source cannot")
+    if len(_utf8(code, "code")) > MAX_CODE:
+        raise ValueError(f"code is larger than {MAX_CODE} bytes (UTF-8)")
     job: dict = {"id": new_id() if job_id is None else job_id, "code": code}
     if not isinstance(job["id"], str) or not 1 <= len(job["id"]) <= 256 or \
             any(ord(c) < 32 or ord(c) == 127 for c in job["id"]):
         raise ValueError(f"job id {job['id']!r}: 1-256 characters, no control characters")
+    _utf8(job["id"], "job id")
     if stdin is not None:
-        job["stdin"] = stdin.decode() if isinstance(stdin, bytes) else stdin
+        job["stdin"] = _stdin(stdin)
     if files:
         job["files"] = _files(files)
     if limits:
@@ -63,26 +76,89 @@ def build(code: str, job_id: Optional[str] = None, stdin: Union[None, str, bytes
     return job
 
 
+def check_reply_topic(name: str, prefix: str, jobs_topic: str, results_topic: str) -> None:
+    """ValueError unless a worker with this reply prefix answers on topic `name`: the rule of
+    worker/wrk_decode.c (decode_reply_to), in its order. A job with any other reply_to is
+    answered `invalid` on the results topic, which a reply-topic client never reads."""
+    what = f"reply_topic {name!r}"
+    if not isinstance(name, str) or not TOPIC.fullmatch(name) or name in (".", ".."):
+        raise ValueError(f"{what}: not a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -)")
+    if name == jobs_topic or name in WORKER_TOPICS:
+        raise ValueError(f"{what}: names codeq's own topic (jobs, audit or dead letters); the "
+                         "worker answers no job there")
+    if name.startswith("__"):
+        raise ValueError(f"{what}: names a Kafka internal topic; the worker answers no job there")
+    if name != results_topic and not name.startswith(prefix):
+        raise ValueError(f"{what} is outside reply_prefix {prefix!r}: the worker answers only on "
+                         f"the results topic ({results_topic}) or on topics starting with its "
+                         f"--reply-topic-prefix (default 'codeq.reply.'); its answer to such a "
+                         "job goes to the results topic, which this client would not read. Name "
+                         "one starting with the prefix, or pass reply_prefix= as the workers run")
+
+
+def _utf8(s: str, what: str) -> bytes:
+    """s as the job carries it (JSON in UTF-8): a lone surrogate cannot be."""
+    try:
+        return s.encode()
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{what}: character {e.start} ({s[e.start]!r}) is a lone surrogate, "
+                         "which UTF-8 (and so the job) cannot carry") from None
+
+
+def _stdin(stdin: Union[str, bytes]) -> str:
+    """The job carries stdin as JSON text: bytes must be UTF-8."""
+    if isinstance(stdin, (bytes, bytearray, memoryview)):
+        try:
+            stdin = bytes(stdin).decode()
+        except UnicodeDecodeError as e:
+            raise ValueError(f"stdin: byte {e.start} ({bytes(stdin)[e.start:e.start + 1]!r}) is "
+                             "not UTF-8; the job carries stdin as text (UTF-8 only)") from None
+    elif not isinstance(stdin, str):
+        raise TypeError(f"stdin must be str or bytes, not {type(stdin).__name__}")
+    if len(_utf8(stdin, "stdin")) > MAX_STDIN:
+        raise ValueError(f"stdin is larger than {MAX_STDIN} bytes (UTF-8)")
+    return stdin
+
+
 def _files(files: Files) -> list:
-    items = files.items() if isinstance(files, Mapping) else files
+    items = list(files.items() if isinstance(files, Mapping) else files)
+    # counted first: the pairwise checks below are quadratic in the count
+    if len(items) > MAX_FILES:
+        raise ValueError(f"files: {len(items)} files, at most {MAX_FILES}")
     out = []
-    for path, content in items:
+    for item in items:
+        # a {"path": ..., "content": ...} dict would unpack into its two keys
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError(f"files: {item!r}: a (path, content) pair (or pass a dict "
+                            "{path: content})")
+        path, content = item
+        if not isinstance(path, str):
+            raise TypeError(f"file path {path!r}: a str")
+        if not isinstance(content, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"file {path!r}: content must be str or bytes, not "
+                            f"{type(content).__name__}")
         parts = path.split("/")
         if "\0" in path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) \
                 or parts[0] in RESERVED:
             raise ValueError(f"file {path!r}: a relative path without '.', '..', empty parts or NUL "
                              "characters, not main.py or _codeq_prelude.py")
+        if len(_utf8(path, f"file {path!r}")) > MAX_PATH or len(parts) > MAX_PATH_DEPTH:
+            raise ValueError(f"file {path!r}: at most {MAX_PATH} bytes (UTF-8) and "
+                             f"{MAX_PATH_DEPTH} components")
         for other in out:  # one file cannot also be a directory of another
             a, b = sorted((path, other["path"]), key=len)
             if b == a or b.startswith(a + "/"):
                 raise ValueError(f"files {other['path']!r} and {path!r}: the same path, or one "
                                  "inside the other (which would have to be a directory)")
-        if isinstance(content, bytes):
-            out.append({"path": path, "content_base64": base64.b64encode(content).decode()})
-        else:
+        if isinstance(content, str):
+            _utf8(content, f"file {path!r}")
             out.append({"path": path, "content": content})
-    if len(out) > MAX_FILES:
-        raise ValueError(f"{len(out)} files: at most {MAX_FILES}")
+            continue
+        content = bytes(content)
+        if (len(content) + 2) // 3 * 4 > MAX_FILE_BASE64:
+            raise ValueError(f"file {path!r}: {len(content)} bytes; at most "
+                             f"{MAX_FILE_BASE64 // 4 * 3} as bytes ({MAX_FILE_BASE64} in base64)")
+        out.append({"path": path, "content_base64": base64.b64encode(content).decode()})
     return out
 
 
@@ -93,12 +169,17 @@ def _check_metadata(v: Any, depth: int) -> None:
     the job at all: dead-lettered)."""
     if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63:
         raise ValueError(f"metadata: {v} does not fit in 64 bits (send it as a string)")
+    if isinstance(v, str):
+        _utf8(v, "metadata")
     if not isinstance(v, (Mapping, list, tuple)):
         return
     if depth > MAX_METADATA_DEPTH:
         raise ValueError(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
     if isinstance(v, Mapping) and any(isinstance(k, str) and "\0" in k for k in v):
         raise ValueError("metadata: a key with a NUL character (the worker cannot read it)")
+    for k in v if isinstance(v, Mapping) else ():
+        if isinstance(k, str):
+            _utf8(k, "metadata key")
     for x in v.values() if isinstance(v, Mapping) else v:
         _check_metadata(x, depth + 1)
 

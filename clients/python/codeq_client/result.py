@@ -82,6 +82,22 @@ class Result:
 
     @classmethod
     def from_json(cls, d: dict) -> "Result":
+        """The Result of a record as the worker publishes it. ValueError for anything else (a
+        job record, another producer's message): no string id or status, or a field of another
+        shape than the result schema's."""
+        if not isinstance(d, dict):
+            raise ValueError(f"not a codeq result: a JSON {type(d).__name__}, not an object")
+        for k in ("id", "status"):
+            if not isinstance(d.get(k), str):
+                raise ValueError(f"not a codeq result: no string {k!r}"
+                                 + (" (it looks like a job)" if "code" in d else ""))
+        try:
+            return cls._from_json(d)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:  # binascii.Error too
+            raise ValueError(f"not a codeq result: {type(e).__name__} {e}") from None
+
+    @classmethod
+    def _from_json(cls, d: dict) -> "Result":
         u = d.get("usage")
         findings = [Finding(**{k: f[k] for k in Finding.__dataclass_fields__}) for f in d.get("findings") or []]
         return cls(
@@ -120,11 +136,17 @@ class JobTimeout(CodeqError, TimeoutError):
     (A program that ran past its own wall/CPU limit is not this: it is a Result with status
     'timeout'.)"""
 
-    def __init__(self, job_id: str, waited: float):
+    def __init__(self, job_id: str, waited: float, note: str = ""):
         super().__init__(f"codeq: no result for job {job_id!r} within {waited:g} s "
-                         "(it may still come: call result() again)")
+                         "(it may still come: call result() again)" + (f"; {note}" if note else ""))
         self.job_id = job_id
         self.waited = waited
+
+
+class ConfigError(CodeqError, ValueError):
+    """A librdkafka setting (a keyword argument of the client) that librdkafka refuses: an
+    unknown property or a value it cannot take. Also a ValueError: the call's arguments are
+    wrong, nothing was sent."""
 
 
 class JobStatusError(CodeqError):
