@@ -57,6 +57,10 @@ static struct {
     bool assigned_once, leaving, fatal, host_fault;
     char host_why[256];
     char start_why[400]; /* what the start is doing (wrk_metrics_starting) */
+    /* what an idle member's watch (wrk_idle.c) last found of the jobs topic: its partitions,
+     * 0 none (it does not exist), -1 the cluster could not be asked (idle_err); 1 not idle */
+    int idle_topic;
+    char idle_err[128], jobs_topic[256];
     lag_entry lag[LAG_MAX];
     size_t nlag;
     uint64_t next_lag_ms;
@@ -73,6 +77,7 @@ static struct {
     .stall_ms = 30000,
     .max_aborts = 5,
     .commit_ms = 120000,
+    .idle_topic = 1,
 };
 static _Atomic uint64_t last_turn_ms; /* monotonic; 0 until the loop first turns */
 
@@ -83,6 +88,8 @@ void wrk_metrics_init(const wrk_config *c)
     if (c->health_max_aborts > 0) m.max_aborts = c->health_max_aborts;
     if (c->health_commit_ms > 0) m.commit_ms = c->health_commit_ms;
     m.slots = c->slots;
+    m.idle_topic = 1;
+    snprintf(m.jobs_topic, sizeof m.jobs_topic, "%s", c->kafka.jobs_topic);
     pthread_mutex_unlock(&mu);
 }
 
@@ -231,6 +238,9 @@ void wrk_metrics_turn(const wrk_worker *w)
     m.fatal = w->fatal;
     m.host_fault = w->fault.active;
     if (m.host_fault) snprintf(m.host_why, sizeof m.host_why, "%s", w->fault.why);
+    m.idle_topic = w->nparts || !w->idle.since ? 1 : w->idle.partitions;
+    if (m.idle_topic < 0)
+        snprintf(m.idle_err, sizeof m.idle_err, "%s", rd_kafka_err2str(w->idle.topic_err));
     if (now >= m.next_lag_ms) {
         m.next_lag_ms = now + LAG_EVERY_MS;
         refresh_lag(w);
@@ -394,9 +404,24 @@ bool wrk_metrics_healthy(char *why, size_t whylen)
     return ok;
 }
 
+/* Why an idle member may stay so (under mu): the reason is otherwise only in the log. */
+static const char *idle_note(char *b, size_t n)
+{
+    if (m.idle_topic == 0)
+        snprintf(b, n, ": the jobs topic %s does not exist on the cluster (codeq topics creates "
+                 "it)", m.jobs_topic);
+    else if (m.idle_topic < 0)
+        snprintf(b, n, ": the cluster cannot be asked about the jobs topic %s: %s", m.jobs_topic,
+                 m.idle_err);
+    else
+        b[0] = '\0';
+    return b;
+}
+
 bool wrk_metrics_ready(char *why, size_t whylen)
 {
     bool ok = false;
+    char note[512];
     pthread_mutex_lock(&mu);
     if (!atomic_load(&last_turn_ms)) snprintf(why, whylen, "starting: %s", m.start_why);
     else if (m.fatal) snprintf(why, whylen, "fatal Kafka error: cannot produce");
@@ -404,9 +429,13 @@ bool wrk_metrics_ready(char *why, size_t whylen)
      * worker takes no more jobs. */
     else if (m.leaving || wrk_stop_requested()) snprintf(why, whylen, "leaving the group");
     else if (m.host_fault) snprintf(why, whylen, "the sandbox cannot run jobs here: %s", m.host_why);
-    else if (!m.assigned_once) snprintf(why, whylen, "waiting for the group's first assignment");
+    else if (!m.assigned_once)
+        snprintf(why, whylen, "waiting for the group's first assignment%s",
+                 idle_note(note, sizeof note));
     else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partitions", m.partitions) > 0;
-    else ok = snprintf(why, whylen, "ok: idle in the group (no partitions)") > 0;
+    else
+        ok = snprintf(why, whylen, "ok: idle in the group (no partitions)%s",
+                      idle_note(note, sizeof note)) > 0;
     pthread_mutex_unlock(&mu);
     return ok;
 }

@@ -21,8 +21,8 @@ import time
 import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import (AUDIT, BIN, RESULT, SRC, WORKER_ISOLATION_ARGS, Failures, run,  # noqa: E402
-                        schema_errors)
+from codeq_test import (AUDIT, BIN, RESULT, SRC, WORKER_ISOLATION_ARGS, Failures,  # noqa: E402
+                        free_port, http_get, run, schema_errors)
 
 F = Failures()
 BROKERS = os.environ.get("CODEQ_TEST_BROKERS")
@@ -374,6 +374,24 @@ try:
              *TOPIC_ARGS, "--results-topic", T["results"] + "-none"], timeout=120)
     F.check(p.returncode == 1 and f'topic {T["results"]}-none does not exist' in p.stderr + p.stdout,
             f"worker with a missing results topic: rc {p.returncode} {(p.stderr + p.stdout)[-300:]!r}")
+
+    # A worker whose jobs topic does not exist starts and waits for partitions; /readyz says
+    # why (it said only "waiting for the group's first assignment": the reason was in the log).
+    port = free_port()
+    nojobs = subprocess.Popen([BIN, "worker", "-b", BROKERS, "-g", f"e2e-nojobs-{sfx}",
+                               "--worker-id", "nojobs", *WORKER_ISOLATION_ARGS, *TOPIC_ARGS,
+                               "--jobs-topic", T["jobs"] + "-none", "--http", f"127.0.0.1:{port}"],
+                              stdout=open(LOGDIR / "nojobs.log", "a"), stderr=subprocess.STDOUT)
+    ready, t0 = (0, ""), time.monotonic()
+    while time.monotonic() - t0 < 60 and nojobs.poll() is None and "does not exist" not in ready[1]:
+        time.sleep(0.5)
+        try:
+            ready = http_get(f"http://127.0.0.1:{port}/readyz")
+        except OSError as e:  # not listening yet
+            ready = (0, str(e))
+    F.check(ready[0] == 503 and f'the jobs topic {T["jobs"]}-none does not exist on the cluster'
+            in ready[1], f"/readyz of a worker whose jobs topic does not exist: {ready}")
+    stop(nojobs, "nojobs")
 
     # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
     ages = []
