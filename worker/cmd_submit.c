@@ -23,7 +23,8 @@ static const char submit_help[] =
     "at the timeout, a job the broker refused (each named, the others still awaited) or\n"
     "Kafka failed; 2 on a bad option or a file that cannot be sent (one that cannot be read,\n"
     "is not UTF-8 text, holds more than a job's 262144 bytes of code, or makes a record\n"
-    "larger than the producer or the jobs topic takes): then no job is sent.\n\n"
+    "larger than the producer or the jobs topic takes): then no job is sent. Ctrl-C ends\n"
+    "the wait, listing the jobs sent without a result (exit 130).\n\n"
     CLI_KAFKA_HELP
     "  -t, --timeout S           seconds the command waits for Kafka and the results\n"
     "                            (default 60); the broker's acknowledgment of the jobs\n"
@@ -52,6 +53,15 @@ typedef struct {
 } pending;
 
 static uint64_t deadline; /* the --timeout's end */
+/* Ctrl-C or SIGTERM: the waits end, and what was sent without an answer is listed (the
+ * command used to die at once, naming none). */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
 
 /* Milliseconds one Kafka call may wait: up to cap, never past the deadline. */
 static int wait_ms(int cap)
@@ -356,7 +366,7 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
         j->fate = QUEUED;
     }
     uint64_t until = wrk_now_ms() + 30000;
-    while (count(pd, QUEUED) > 0 && wrk_now_ms() < until) rd_kafka_poll(p, 50);
+    while (count(pd, QUEUED) > 0 && wrk_now_ms() < until && !interrupted) rd_kafka_poll(p, 50);
     for (int i = 0; i < pd->n; i++) {
         sub_job *j = &pd->j[i];
         if (j->fate == REFUSED)
@@ -366,9 +376,10 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
             fprintf(stderr, "codeq: submit: %s (job %s): not sent: a job before it was "
                     "refused\n", files[i], j->id);
         else if (j->fate == QUEUED)
-            fprintf(stderr, "codeq: submit: %s (job %s): the broker did not acknowledge it "
-                    "within 30 s: it may have been sent; its result is awaited\n", files[i],
-                    j->id);
+            fprintf(stderr, "codeq: submit: %s (job %s): the broker did not acknowledge it%s: it "
+                    "may have been sent%s\n", files[i], j->id,
+                    interrupted ? " before the interruption" : " within 30 s",
+                    interrupted ? "" : "; its result is awaited");
     }
     rd_kafka_destroy(p);
     return count(pd, REFUSED) || count(pd, UNSENT) ? 1 : 0;
@@ -391,7 +402,7 @@ static sub_job *answered(pending *pd, const json_t *r)
 
 static void collect(rd_kafka_t *k, pending *pd)
 {
-    while (pd->missing > 0 && wrk_now_ms() < deadline) {
+    while (pd->missing > 0 && wrk_now_ms() < deadline && !interrupted) {
         rd_kafka_message_t *m = rd_kafka_consumer_poll(k, 200);
         if (!m) continue;
         if (m->err) {
@@ -449,15 +460,21 @@ static int submit(const wrk_kafka_opts *o, char **files, pending *pd, const char
     }
     int rc = produce_jobs(k, o, files, pd);
     pd->missing = count(pd, SENT) + count(pd, QUEUED);
-    if (pd->missing > 0) {
+    if (pd->missing > 0 && !interrupted) {
         fprintf(stderr, "codeq: submit: %d job%s sent to %s; waiting up to %.1f s\n",
                 pd->missing, pd->missing == 1 ? "" : "s", o->jobs_topic,
                 (double)wait_ms(INT32_MAX) / 1000);
         collect(k, pd);
-        for (int i = 0; i < pd->n; i++)
-            if ((pd->j[i].fate == SENT || pd->j[i].fate == QUEUED) && !pd->j[i].seen)
-                fprintf(stderr, "codeq: submit: %s: no result\n", pd->j[i].id);
-        if (pd->missing && rc == 0) rc = 1;
+    }
+    for (int i = 0; i < pd->n; i++)
+        if ((pd->j[i].fate == SENT || pd->j[i].fate == QUEUED) && !pd->j[i].seen)
+            fprintf(stderr, "codeq: submit: %s: no result\n", pd->j[i].id);
+    if (pd->missing && rc == 0) rc = 1;
+    if (interrupted) {
+        fprintf(stderr, "codeq: submit: interrupted; %d job%s sent without a result read here "
+                "(they stay for the workers: codeq audit --job ID follows one)\n", pd->missing,
+                pd->missing == 1 ? "" : "s");
+        rc = 130;
     }
     rd_kafka_consumer_close(k);
     rd_kafka_destroy(k);
@@ -498,6 +515,8 @@ int cmd_submit(int argc, char **argv)
         return 2;
     }
     if (reply_to && own_topic(&o, reply_to)) return 2;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
     if (stdin_path && !(in = cli_read_file("submit", stdin_path, WRK_JOB_MAX_STDIN, &inlen))) return 2;
     /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
     json_t *jin = in ? cli_json_text("submit", stdin_path, in, inlen) : NULL;

@@ -329,6 +329,17 @@ try:
             and p.stderr.count(": no result") == 2,
             f"submit of a compressed record the broker refuses: rc {p.returncode} "
             f"{p.stderr[-500:]!r}, sent {sent}")
+    # Ctrl-C while submit waits lists the jobs sent without a result (it died at once, silent)
+    sub = subprocess.Popen([BIN, "submit", "-b", BROKERS, "--timeout", "60", *tight_args,
+                            str(small)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and len(keys(tight)) < 3:
+        time.sleep(0.2)
+    sub.send_signal(signal.SIGINT)
+    out, err = sub.communicate(timeout=30)
+    F.check(sub.returncode == 130 and re.search(r"small\.py-\w+: no result", err)
+            and "interrupted; 1 job sent without a result" in err,
+            f"submit interrupted: rc {sub.returncode} {err[-400:]!r}")
     shutil.rmtree(tmpd, ignore_errors=True)
     # A reply topic that is codeq's jobs topic is refused: the job itself was read back as its
     # "result" (printed with status (null), exit 0), and the worker's invalid was never seen.
