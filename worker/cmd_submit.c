@@ -53,6 +53,7 @@ typedef struct {
 } pending;
 
 static uint64_t deadline; /* the --timeout's end */
+static const char *brokers; /* -b, for what says the cluster did not answer */
 /* Ctrl-C or SIGTERM: the waits end, and what was sent without an answer is listed (the
  * command used to die at once, naming none). */
 static volatile sig_atomic_t interrupted;
@@ -106,7 +107,13 @@ static const rd_kafka_metadata_t *topic_metadata(rd_kafka_t *k, const char *what
     for (int i = 0; !e && i < md->topic_cnt && !*t; i++)
         if (strcmp(md->topics[i].topic, topic) == 0) *t = &md->topics[i];
     if (*t && !(*t)->err) return md;
-    rd_kafka_resp_err_t why = e ? e : *t ? (*t)->err : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    if (e) { /* no answer at all: not the topic's fault */
+        snprintf(err, errlen, "codeq: submit: cannot reach the broker at %s: %s (asking for the "
+                 "%s %s)", brokers, rd_kafka_err2str(e), what, topic);
+        if (md) rd_kafka_metadata_destroy(md);
+        return NULL;
+    }
+    rd_kafka_resp_err_t why = *t ? (*t)->err : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     bool unknown = why == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     snprintf(err, errlen, "codeq: submit: %s %s: %s%s", what, topic, rd_kafka_err2str(why),
              !unknown ? ""
@@ -528,6 +535,7 @@ int cmd_submit(int argc, char **argv)
     pd.j = refused ? NULL : calloc((size_t)pd.n, sizeof *pd.j);
     int rc = 2, bad;
     deadline = wrk_now_ms() + (uint64_t)timeout * 1000;
+    brokers = o.brokers;
     if (!refused && !pd.j) {
         fprintf(stderr, "codeq: submit: out of memory\n");
         rc = 1;

@@ -217,7 +217,8 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["submit", "-b", "127.0.0.1:1", "--timeout", "2", str(CASES / "ok_hello.py")],
             timeout=60)
     took = time.monotonic() - t0
-    F.check(p.returncode == 1 and "codeq: submit: results topic" in p.stderr and took < 5,
+    F.check(p.returncode == 1 and "codeq: submit: cannot reach the broker at 127.0.0.1:1:"
+            in p.stderr and "results topic" in p.stderr and took < 5,
             f"submit -t 2, no broker: rc {p.returncode} in {took:.1f} s {p.stderr[-300:]!r}")
     # (the file is named: the message said "--stdin FILE", the placeholder; its name is not
     # UTF-8 either)
