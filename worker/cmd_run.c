@@ -121,6 +121,15 @@ static void print_human(const json_t *r)
                json_is_true(json_object_get(r, key)) ? " (truncated)" : "");
         put_job_text(text, tty);
     }
+    /* the files the program left: named here, their content with --json */
+    const json_t *arts = json_object_get(r, "artifacts");
+    if (json_array_size(arts) || json_is_true(json_object_get(r, "artifacts_truncated")))
+        printf("--- artifacts%s (contents with --json) ---\n",
+               json_is_true(json_object_get(r, "artifacts_truncated")) ? " (some left out)" : "");
+    json_array_foreach(arts, i, f) {
+        put_job_text(json_object_get(f, "path"), tty);
+        printf(" (%lld bytes)\n", json_integer_value(json_object_get(f, "bytes")));
+    }
 }
 
 /* --input NAME=LOCAL: LOCAL's bytes become /work/NAME (exact, as base64). */

@@ -138,6 +138,11 @@ r, ev = expect("ok_files.py", "ok", "--policy", "data", "--input", f"data.csv={c
 F.check(r["stdout"] == "12\n", f"ok_files: stdout {r['stdout']!r}")
 F.check([(a["path"], a.get("content")) for a in r.get("artifacts", [])] == [("report.txt", "3 rows, total 12\n")],
         f"ok_files: artifacts {r.get('artifacts')}")
+# ... and without --json they are named (they were not mentioned at all)
+p = run(["run", "--policy", "data", "--input", f"data.csv={csv}",
+         str(SRC / "tests" / "cases" / "ok_files.py")], timeout=60)
+F.check(p.returncode == 0 and "--- artifacts (contents with --json) ---\nreport.txt (17 bytes)\n"
+        in p.stdout, f"ok_files without --json: rc {p.returncode} {p.stdout[-300:]!r}")
 r, ev = expect("ok_hello.py", "invalid", "--input", f"../escape={csv}")
 F.check("files[0].path" in r["message"], f"bad input path: message {r['message']!r}")
 
