@@ -81,28 +81,6 @@ static struct {
 };
 static _Atomic uint64_t last_turn_ms; /* monotonic; 0 until the loop first turns */
 
-void wrk_metrics_init(const wrk_config *c)
-{
-    pthread_mutex_lock(&mu);
-    if (c->health_stall_ms > 0) m.stall_ms = c->health_stall_ms;
-    if (c->health_max_aborts > 0) m.max_aborts = c->health_max_aborts;
-    if (c->health_commit_ms > 0) m.commit_ms = c->health_commit_ms;
-    m.slots = c->slots;
-    m.idle_topic = 1;
-    snprintf(m.jobs_topic, sizeof m.jobs_topic, "%s", c->kafka.jobs_topic);
-    pthread_mutex_unlock(&mu);
-}
-
-void wrk_metrics_starting(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pthread_mutex_lock(&mu);
-    vsnprintf(m.start_why, sizeof m.start_why, fmt, ap);
-    pthread_mutex_unlock(&mu);
-    va_end(ap);
-}
-
 /* Label sets are small (statuses, policy rules); past LC_MAX the rest count as "other". */
 static void lc_add(lcounter *c, const char *label, uint64_t by)
 {
@@ -119,6 +97,35 @@ static void lc_add(lcounter *c, const char *label, uint64_t by)
         if (copy) c->label[c->used++] = copy;
     }
     c->n[i] += by;
+}
+
+void wrk_metrics_init(const wrk_config *c)
+{
+    pthread_mutex_lock(&mu);
+    if (c->health_stall_ms > 0) m.stall_ms = c->health_stall_ms;
+    if (c->health_max_aborts > 0) m.max_aborts = c->health_max_aborts;
+    if (c->health_commit_ms > 0) m.commit_ms = c->health_commit_ms;
+    m.slots = c->slots;
+    /* every status at 0 from the start: a rate() or an alert on one that has not happened yet
+     * sees a series, not nothing */
+    for (sbx_status s = SBX_OK; s <= SBX_SECCOMP; s++) lc_add(&m.jobs, sbx_status_name(s), 0);
+    static const char *const worker_statuses[] = {"rejected", "invalid", "expired",
+                                                  "dead_letter"};
+    for (size_t i = 0; i < sizeof worker_statuses / sizeof worker_statuses[0]; i++)
+        lc_add(&m.jobs, worker_statuses[i], 0);
+    m.idle_topic = 1;
+    snprintf(m.jobs_topic, sizeof m.jobs_topic, "%s", c->kafka.jobs_topic);
+    pthread_mutex_unlock(&mu);
+}
+
+void wrk_metrics_starting(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&mu);
+    vsnprintf(m.start_why, sizeof m.start_why, fmt, ap);
+    pthread_mutex_unlock(&mu);
+    va_end(ap);
 }
 
 static void histo_add(histo *h, double v)

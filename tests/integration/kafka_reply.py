@@ -162,7 +162,8 @@ try:
     deadline = time.monotonic() + 10
     while True:
         _, metrics = http_get(f"http://127.0.0.1:{hport}/metrics")
-        counted = {ln for ln in metrics.splitlines() if ln.startswith("codeq_jobs_total{")}
+        counted = {ln for ln in metrics.splitlines()  # the statuses not seen are at 0
+                   if ln.startswith("codeq_jobs_total{") and not ln.endswith("} 0")}
         if counted == want or time.monotonic() > deadline:
             break
         time.sleep(0.2)

@@ -76,6 +76,11 @@ static void test_health_and_readiness(void **state)
     c.health_max_aborts = 3;
     c.health_commit_ms = 1000;
     wrk_metrics_init(&c);
+    char *zero = exposition(); /* every status has a series from the start */
+    assert_has(zero, "codeq_jobs_total{status=\"timeout\"} 0\n");
+    assert_has(zero, "codeq_jobs_total{status=\"seccomp_violation\"} 0\n");
+    assert_has(zero, "codeq_jobs_total{status=\"expired\"} 0\n");
+    free(zero);
     assert_true(wrk_metrics_healthy(why, sizeof why)); /* starting */
     assert_false(wrk_metrics_ready(why, sizeof why));
     wrk_worker w = {.c = &c, .running = 1};
@@ -83,6 +88,13 @@ static void test_health_and_readiness(void **state)
     assert_true(wrk_metrics_healthy(why, sizeof why));
     assert_false(wrk_metrics_ready(why, sizeof why));
     assert_non_null(strstr(why, "first assignment"));
+    /* idle, the watch finding no jobs topic: /readyz says so (it was only in the log) */
+    w.idle.since = 1;
+    w.idle.partitions = 0;
+    wrk_metrics_turn(&w);
+    assert_false(wrk_metrics_ready(why, sizeof why));
+    assert_non_null(strstr(why, "the jobs topic codeq.jobs does not exist on the cluster"));
+    w.idle.since = 0;
     w.assigned_once = true;
     wrk_metrics_turn(&w);
     assert_true(wrk_metrics_ready(why, sizeof why));
