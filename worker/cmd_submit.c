@@ -4,8 +4,9 @@
  * With --reply-to it reads the reply topic and the results topic both: a worker answers a
  * job there that it may not answer on its reply_to (a topic it may not write, a result too
  * large for it). Results are read with read_committed, as every codeq reader should. The
- * whole command, Kafka's set-up included, ends within its --timeout, but for the wait for
- * the broker to acknowledge the jobs it sent (up to 30 s more). */
+ * whole command, Kafka's set-up included, ends within its --timeout, but for the read of the
+ * jobs topic's size limit (at least 2 s) and the wait for the broker to acknowledge the jobs
+ * it sent (up to 30 s more). */
 #include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,12 +24,14 @@ static const char submit_help[] =
     "at the timeout, a job the broker refused (each named, the others still awaited) or\n"
     "Kafka failed; 2 on a bad option or a file that cannot be sent (one that cannot be read,\n"
     "is not UTF-8 text, holds more than a job's 262144 bytes of code, or makes a record\n"
-    "larger than the producer or the jobs topic takes): then no job is sent. Ctrl-C ends\n"
-    "the wait, listing the jobs sent without a result (exit 130).\n\n"
+    "larger than the producer or the jobs topic takes, when the broker says its limit):\n"
+    "then no job is sent. Ctrl-C (or SIGTERM) ends the wait, listing the jobs sent without\n"
+    "a result (exit 130, 143); a second one ends the command at once.\n\n"
     CLI_KAFKA_HELP
     "  -t, --timeout S           seconds the command waits for Kafka and the results\n"
-    "                            (default 60); the broker's acknowledgment of the jobs\n"
-    "                            sent is waited for up to 30 s more\n"
+    "                            (default 60); the jobs topic's size limit is read for\n"
+    "                            at least 2 s, and the broker's acknowledgment of the\n"
+    "                            jobs sent is waited for up to 30 s more\n"
     "      --stdin FILE          standard input for every job\n"
     "      --reply-to TOPIC      ask for results on TOPIC instead of the results topic (an\n"
     "                            existing topic the worker may write, not the jobs, audit\n"
@@ -56,12 +59,12 @@ static uint64_t deadline; /* the --timeout's end */
 static const char *brokers; /* -b, for what says the cluster did not answer */
 /* Ctrl-C or SIGTERM: the waits end, and what was sent without an answer is listed (the
  * command used to die at once, naming none). */
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal's number */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
+    signal(sig, SIG_DFL); /* a second one ends the command at once */
 }
 
 /* Milliseconds one Kafka call may wait: up to cap, never past the deadline. */
@@ -224,7 +227,10 @@ static const char *operator_prop(const wrk_kafka_opts *o, const char *name)
 static size_t producer_max(const wrk_kafka_opts *o)
 {
     const char *v = operator_prop(o, "message.max.bytes");
-    return v ? strtoull(v, NULL, 10) : WRK_RECORD_DEFAULT_MAX;
+    char *end;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    /* a value that is not a number is librdkafka's to refuse, when the producer is made */
+    return v && *v && !*end && n > 0 ? (size_t)n : WRK_RECORD_DEFAULT_MAX;
 }
 
 /* Whether the producer compresses: the jobs topic's limit then bounds a compressed batch,
@@ -262,8 +268,10 @@ static int make_records(const wrk_kafka_opts *o, char **files, pending *pd, json
         if (c && !j->record) fprintf(stderr, "codeq: submit: %s: out of memory\n", files[i]);
         if (j->record && j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max)
             fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the producer "
-                    "sends at most %zu (message.max.bytes, less %d for the record's framing)\n",
-                    files[i], j->len + strlen(j->id), max, WRK_RECORD_OVERHEAD);
+                    "takes records of up to %zu (message.max.bytes %zu, less %d for the "
+                    "record's framing)\n", files[i], j->len + strlen(j->id),
+                    max > WRK_RECORD_OVERHEAD ? max - WRK_RECORD_OVERHEAD : 0, max,
+                    WRK_RECORD_OVERHEAD);
         refused += !j->record || j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max;
     }
     return refused;
@@ -278,8 +286,10 @@ static int over_topic(const wrk_kafka_opts *o, char **files, const pending *pd, 
         size_t size = pd->j[i].len + strlen(pd->j[i].id);
         if (size + WRK_RECORD_OVERHEAD <= limit) continue;
         fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the jobs topic %s "
-                "takes at most %zu (max.message.bytes, less %d for the record's framing)\n",
-                files[i], size, o->jobs_topic, limit, WRK_RECORD_OVERHEAD);
+                "takes records of up to %zu (max.message.bytes %zu, less %d for the record's "
+                "framing)\n", files[i], size, o->jobs_topic,
+                limit > WRK_RECORD_OVERHEAD ? limit - WRK_RECORD_OVERHEAD : 0, limit,
+                WRK_RECORD_OVERHEAD);
         over++;
     }
     return over;
@@ -347,8 +357,11 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
         return 1;
     }
     rd_kafka_metadata_destroy(md);
-    int w = wait_ms(6000) - 1000; /* the read waits up to a second past its request's timeout */
-    size_t limit = w < 1 ? 0 : wrk_kafka_topic_max_bytes(o, o->jobs_topic, w);
+    /* Its own budget, not what --timeout leaves: with -t 1 nothing was left, and the check
+     * that no job is sent unless all fit lapsed. The read waits up to a second past it. */
+    int w = wait_ms(6000) - 1000;
+    size_t limit = wrk_kafka_topic_max_bytes(o, o->jobs_topic, w < 2000 ? 2000 : w);
+    if (interrupted) return 0; /* nothing was sent */
     if (over_topic(o, files, pd, limit)) {
         fprintf(stderr, "codeq: submit: nothing was sent\n");
         return 2;
@@ -358,13 +371,17 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    for (int i = 0; i < pd->n; i++) {
+    uint64_t until = wrk_now_ms() + 30000;
+    for (int i = 0; i < pd->n && !interrupted; i++) {
         sub_job *j = &pd->j[i];
-        rd_kafka_resp_err_t e = rd_kafka_producev(
-            p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(j->id, strlen(j->id)),
-            RD_KAFKA_V_VALUE(j->record, j->len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
-            RD_KAFKA_V_OPAQUE(j), RD_KAFKA_V_END);
-        if (e) { /* the rest stay unsent: a queue that refuses one refuses the next */
+        rd_kafka_resp_err_t e;
+        while ((e = rd_kafka_producev(
+                    p, RD_KAFKA_V_TOPIC(o->jobs_topic), RD_KAFKA_V_KEY(j->id, strlen(j->id)),
+                    RD_KAFKA_V_VALUE(j->record, j->len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
+                    RD_KAFKA_V_OPAQUE(j), RD_KAFKA_V_END)) == RD_KAFKA_RESP_ERR__QUEUE_FULL &&
+               wrk_now_ms() < until && !interrupted)
+            rd_kafka_poll(p, 100); /* room comes as the broker acknowledges */
+        if (e) { /* the rest stay unsent */
             j->fate = REFUSED;
             j->err = e;
             break;
@@ -372,16 +389,21 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
         j->record = NULL; /* librdkafka's now */
         j->fate = QUEUED;
     }
-    uint64_t until = wrk_now_ms() + 30000;
     while (count(pd, QUEUED) > 0 && wrk_now_ms() < until && !interrupted) rd_kafka_poll(p, 50);
+    /* What never left this process is not sent: its delivery report says so (purged). What
+     * is in flight may have reached the broker. */
+    rd_kafka_purge(p, RD_KAFKA_PURGE_F_QUEUE);
+    rd_kafka_poll(p, 0);
     for (int i = 0; i < pd->n; i++) {
         sub_job *j = &pd->j[i];
         if (j->fate == REFUSED)
             fprintf(stderr, "codeq: submit: %s (job %s): not sent: %s\n", files[i], j->id,
-                    rd_kafka_err2str(j->err));
+                    j->err != RD_KAFKA_RESP_ERR__PURGE_QUEUE ? rd_kafka_err2str(j->err)
+                    : interrupted ? "interrupted"
+                                  : "the broker did not take it within 30 s");
         else if (j->fate == UNSENT)
-            fprintf(stderr, "codeq: submit: %s (job %s): not sent: a job before it was "
-                    "refused\n", files[i], j->id);
+            fprintf(stderr, "codeq: submit: %s (job %s): not sent: %s\n", files[i], j->id,
+                    interrupted ? "interrupted" : "a job before it was refused");
         else if (j->fate == QUEUED)
             fprintf(stderr, "codeq: submit: %s (job %s): the broker did not acknowledge it%s: it "
                     "may have been sent%s\n", files[i], j->id,
@@ -463,9 +485,9 @@ static int submit(const wrk_kafka_opts *o, char **files, pending *pd, const char
     rd_kafka_t *k = results_reader(o, reply_to, err, sizeof err);
     if (!k) {
         fprintf(stderr, "%s\n", err);
-        return 1;
+        return interrupted ? 128 + interrupted : 1;
     }
-    int rc = produce_jobs(k, o, files, pd);
+    int rc = interrupted ? 0 : produce_jobs(k, o, files, pd);
     pd->missing = count(pd, SENT) + count(pd, QUEUED);
     if (pd->missing > 0 && !interrupted) {
         fprintf(stderr, "codeq: submit: %d job%s sent to %s; waiting up to %.1f s\n",
@@ -477,12 +499,13 @@ static int submit(const wrk_kafka_opts *o, char **files, pending *pd, const char
         if ((pd->j[i].fate == SENT || pd->j[i].fate == QUEUED) && !pd->j[i].seen)
             fprintf(stderr, "codeq: submit: %s: no result\n", pd->j[i].id);
     if (pd->missing && rc == 0) rc = 1;
-    if (interrupted) {
+    if (interrupted && !pd->missing && !count(pd, SENT) && !count(pd, QUEUED))
+        fprintf(stderr, "codeq: submit: interrupted; nothing was sent\n");
+    else if (interrupted)
         fprintf(stderr, "codeq: submit: interrupted; %d job%s sent without a result read here "
                 "(they stay for the workers: codeq audit --job ID follows one)\n", pd->missing,
                 pd->missing == 1 ? "" : "s");
-        rc = 130;
-    }
+    if (interrupted) rc = 128 + interrupted;
     rd_kafka_consumer_close(k);
     rd_kafka_destroy(k);
     return rc;
@@ -522,8 +545,6 @@ int cmd_submit(int argc, char **argv)
         return 2;
     }
     if (reply_to && own_topic(&o, reply_to)) return 2;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     if (stdin_path && !(in = cli_read_file("submit", stdin_path, WRK_JOB_MAX_STDIN, &inlen))) return 2;
     /* Every job carries them as JSON strings: made once, refused here if they cannot be. */
     json_t *jin = in ? cli_json_text("submit", stdin_path, in, inlen) : NULL;
@@ -543,6 +564,9 @@ int cmd_submit(int argc, char **argv)
         fprintf(stderr, "codeq: submit: %d of %d file%s could not be sent as jobs; nothing was "
                 "sent\n", bad, pd.n, pd.n == 1 ? "" : "s");
     } else if (pd.j) {
+        /* from here on: the files are read (a read from a terminal is not held up) */
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
         rc = submit(&o, argv + optind, &pd, reply_to);
     }
     for (int i = 0; pd.j && i < pd.n; i++) {
