@@ -111,24 +111,28 @@ static void print_human(const json_t *r)
         printf("\n");
     }
     static const char *const streams[] = {"stdout", "stderr"};
+    bool open_line = false; /* output without a final newline: the next header starts a line */
     for (int k = 0; k < 2; k++) {
         const json_t *text = json_object_get(r, streams[k]);
         char key[32];
         snprintf(key, sizeof key, "%s_truncated", streams[k]);
-        if (!json_string_length(text))
+        size_t n = json_string_length(text);
+        if (!n)
             continue;
-        printf("--- %s%s ---\n", streams[k],
+        printf("%s--- %s%s ---\n", open_line ? "\n" : "", streams[k],
                json_is_true(json_object_get(r, key)) ? " (truncated)" : "");
         put_job_text(text, tty);
+        open_line = json_string_value(text)[n - 1] != '\n';
     }
     /* the files the program left: named here, their content with --json */
     const json_t *arts = json_object_get(r, "artifacts");
     if (json_array_size(arts) || json_is_true(json_object_get(r, "artifacts_truncated")))
-        printf("--- artifacts%s (contents with --json) ---\n",
+        printf("%s--- artifacts%s (contents with --json) ---\n", open_line ? "\n" : "",
                json_is_true(json_object_get(r, "artifacts_truncated")) ? " (some left out)" : "");
     json_array_foreach(arts, i, f) {
+        long long bytes = json_integer_value(json_object_get(f, "bytes"));
         put_job_text(json_object_get(f, "path"), tty);
-        printf(" (%lld bytes)\n", json_integer_value(json_object_get(f, "bytes")));
+        printf(" (%lld byte%s)\n", bytes, bytes == 1 ? "" : "s");
     }
 }
 

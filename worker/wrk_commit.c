@@ -98,7 +98,7 @@ static void set_fatal(wrk_committer *cm, const char *what, const char *msg)
     pthread_mutex_lock(&cm->mu);
     if (!cm->fatal) {
         cm->fatal = true;
-        snprintf(cm->why, sizeof cm->why, "codeq: worker: %.120s: %.370s", what, msg);
+        snprintf(cm->why, sizeof cm->why, "codeq: worker: %.200s: %.290s", what, msg);
     }
     pthread_mutex_unlock(&cm->mu);
 }

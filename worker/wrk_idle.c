@@ -20,13 +20,16 @@
 #define REJOIN_MAX_MS 1800000u
 
 /* The jobs topic's partitions on the cluster: 0 when it does not exist, -1 when the cluster
- * cannot be asked (err says why). */
+ * cannot be asked or will not say (err says why: an authorization failure is not absence). */
 static int topic_partitions(wrk_worker *w, rd_kafka_resp_err_t *err)
 {
     const rd_kafka_metadata_t *md = NULL;
     *err = wrk_kafka_topic_metadata(w->k, w->c->kafka.jobs_topic, 2000, &md);
     int n = -1;
-    if (!*err) n = md->topic_cnt < 1 || md->topics[0].err ? 0 : md->topics[0].partition_cnt;
+    if (!*err && md->topic_cnt < 1) n = 0;
+    else if (!*err && md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) n = 0;
+    else if (!*err && md->topics[0].err) *err = md->topics[0].err;
+    else if (!*err) n = md->topics[0].partition_cnt;
     if (md) rd_kafka_metadata_destroy(md);
     return n;
 }

@@ -78,10 +78,10 @@ void wrk_log_kafka(const rd_kafka_t *rk, int level, const char *fac, const char 
 uint32_t *wrk_limit_field(sbx_limits *l, const char *name);
 /* The i-th limit's name, NULL past the last (for --print-config). */
 const char *wrk_limit_name(size_t i);
-/* A JSON string used as a name (topic, time, path): its C string, NULL when it is not a
- * string or holds a NUL character (wrk_decode.c). */
 /* A topic name as Kafka allows it: [A-Za-z0-9._-], at most 249 characters, not "." or "..". */
 bool wrk_topic_name_ok(const char *s);
+/* A JSON string used as a name (topic, time, path): its C string, NULL when it is not a
+ * string or holds a NUL character (wrk_decode.c). */
 const char *wrk_json_name(const json_t *v);
 
 /* Input files of a job (wrk_files.c): [{"path", "content" | "content_base64"}], checked
