@@ -413,6 +413,12 @@ try:
     with Client(kt.BROKERS, reply_topic=s.topics["results"], **TOPICS) as c:
         r = c.run("print('on results')")
         F.check(r.ok and r.stdout == "on results\n", f"reply_topic = the results topic: {r}")
+    # ... and a misspelt results topic named as the reply topic too is not made (it was
+    # created as a reply topic: one partition, a day's retention)
+    typo = s.topics["results"] + "-typo2"
+    F.check(raises(CodeqError, Client, kt.BROKERS, **{**TOPICS, "results_topic": typo},
+                   reply_topic=typo, start_timeout=5) is not None and not topic_exists(typo),
+            "reply_topic = a misspelt results topic: not refused, or made")
     step("reply topics", t0)
 
     # -- the agent loop example, against this worker

@@ -36,6 +36,10 @@ class _Options:
         # topic, which this client does not read; said now, before any topic is made.
         if isinstance(reply_topic, str) and reply_topic:
             jobmod.check_reply_topic(reply_topic, reply_prefix, jobs_topic, results_topic)
+            # the results topic is where answers go anyway: it is read, never made (a
+            # misspelt one was created as a reply topic)
+            if reply_topic == results_topic:
+                reply_topic = None
         elif reply_topic is True:
             try:
                 jobmod.check_reply_topic(reply_prefix + "0" * 16, reply_prefix, jobs_topic,
