@@ -276,6 +276,10 @@ static const char *shortest(char buf[32], double v)
 {
     if (v != v) return "NaN";
     if (v > DBL_MAX || v < -DBL_MAX) return v > 0 ? "+Inf" : "-Inf";
+    if (v == (double)(long long)v && v < 1e15 && v > -1e15) { /* a count: no exponent */
+        snprintf(buf, 32, "%lld", (long long)v);
+        return buf;
+    }
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, 32, "%.*g", p, v);
         if (strtod(buf, NULL) == v) break;

@@ -107,7 +107,7 @@ static void test_health_and_readiness(void **state)
     wrk_metrics_turn(&w);
     assert_false(wrk_metrics_healthy(why, sizeof why));
     assert_non_null(strstr(why, "3 transactions aborted in a row"));
-    w.commits = 1; /* a commit ends the streak */
+    w.commits = 10; /* a commit ends the streak */
     w.dead_given_up = 2;
     wrk_metrics_turn(&w);
     assert_true(wrk_metrics_healthy(why, sizeof why));
@@ -120,6 +120,8 @@ static void test_health_and_readiness(void **state)
     assert_has(t, "codeq_transactions_aborted_total 3\n");
     assert_has(t, "codeq_transactions_aborted_in_a_row 0\n");
     assert_has(t, "codeq_dead_letters_given_up_total 2\n");
+    /* a count as a whole number (the shortest form of 10 is 1e+01) */
+    assert_has(t, "codeq_transactions_committed_total 10\n");
     free(t);
 
     /* A commit the broker does not finish (a marker it refuses): the loop turns, nothing aborts. */
