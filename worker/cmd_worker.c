@@ -130,6 +130,25 @@ static int check_drain(const wrk_config *c, rd_kafka_conf_t *conf, const cli_arg
 /* Every -X property is known to librdkafka and takes its value, checked now so that the
  * message can say where a bad one came from (later, handles are built far from the flags);
  * and the drain fits the consumer's poll interval. */
+/* librdkafka properties an -X would override after codeq's own, that codeq's identity or
+ * exactly-once rests on: the group (the log, --print-config and the transactional id would
+ * name another), the transactional id (workers sharing one fence each other), what the
+ * consumer reads and commits. What replaces each, if anything. */
+static const char *owned_property(const char *name)
+{
+    static const char *const owned[][2] = {
+        {"group.id", "set --group"},
+        {"transactional.id", "set --instance-id: the transactional id is codeq-GROUP-INSTANCE"},
+        {"isolation.level", "the worker reads read_committed, as exactly-once needs"},
+        {"enable.auto.commit", "offsets are committed in the worker's transactions only"},
+        {"enable.auto.offset.store", "offsets are committed in the worker's transactions only"},
+        {"enable.idempotence", "the transactional producer is idempotent"},
+    };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        if (strcmp(name, owned[i][0]) == 0) return owned[i][1];
+    return NULL;
+}
+
 static int check_kafka(const wrk_config *c, const cli_args *a)
 {
     char kerr[256];
@@ -138,10 +157,16 @@ static int check_kafka(const wrk_config *c, const cli_args *a)
     int rc = 0;
     for (int i = 0; rc == 0 && i < k->nprops; i++) {
         const char *name = k->props[i][0], *src = cli_args_kafka_source(a, name);
-        if (rd_kafka_conf_set(conf, name, k->props[i][1], kerr, sizeof kerr) == RD_KAFKA_CONF_OK)
-            continue;
+        const char *owned = owned_property(name);
+        rd_kafka_conf_res_t res = owned ? RD_KAFKA_CONF_INVALID
+                                        : rd_kafka_conf_set(conf, name, k->props[i][1], kerr,
+                                                            sizeof kerr);
+        if (res == RD_KAFKA_CONF_OK) continue;
+        if (owned) snprintf(kerr, sizeof kerr, "codeq sets it: %s", owned);
+        /* a name librdkafka does not know may be a secret's, misspelt */
+        bool mask = wrk_kafka_secret(name) || res == RD_KAFKA_CONF_UNKNOWN;
         fprintf(stderr, "codeq: config: kafka.%s=%s (from %s): %s\n", name,
-                wrk_kafka_secret(name) ? "******" : k->props[i][1], src ? src : "?", kerr);
+                mask ? "******" : k->props[i][1], src ? src : "?", kerr);
         rc = -1;
     }
     if (rc == 0) rc = check_drain(c, conf, a);
