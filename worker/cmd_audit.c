@@ -20,7 +20,8 @@ static const char audit_help[] =
     CLI_KAFKA_HELP
     "  -f, --follow              keep reading new events\n"
     "  -j, --job ID              print only the events of job ID\n"
-    "  -s, --since TIME          start at TIME: 2026-12-01T21:00:00Z (RFC 3339) or Unix ms\n"
+    "  -s, --since TIME          events stamped at or after TIME: 2026-12-01T21:00:00Z\n"
+    "                            (RFC 3339) or Unix ms\n"
     "      --verify              check every hash chain instead of printing the events:\n"
     "                            hashes, prev links, seq gaps (dropped), duplicates\n"
     "                            (replayed), order within a partition (reordered), links\n"
@@ -164,11 +165,19 @@ static int assign_all(rd_kafka_t *k, const char *topic, int np, int64_t since, i
     rd_kafka_resp_err_t e = 0;
     for (int p = 0; p < np && !e; p++) {
         int64_t lo;
-        e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, &end[p], MD_TIMEOUT_MS);
+        /* a topic just made (codeq topics) answers NOT_LEADER for a moment */
+        e = wrk_kafka_watermarks(k, topic, p, &lo, &end[p], 15000);
         rd_kafka_topic_partition_list_add(l, topic, p)->offset = since >= 0 ? since : lo;
     }
-    if (!e && since >= 0) {
+    /* the search by time answers NOT_LEADER too while a new topic settles */
+    for (uint64_t until = wrk_now_ms() + 15000; !e && since >= 0;) {
         e = rd_kafka_offsets_for_times(k, l, MD_TIMEOUT_MS);
+        if (!wrk_kafka_settling(e) || wrk_now_ms() >= until) break;
+        for (int p = 0; p < np; p++) l->elems[p].offset = since; /* the call set them */
+        usleep(200 * 1000);
+        e = 0;
+    }
+    if (!e && since >= 0) {
         for (int p = 0; p < np && !e; p++) /* nothing at or after TIME: start at the end */
             if (l->elems[p].offset < 0) l->elems[p].offset = end[p];
     }
@@ -182,6 +191,7 @@ static int assign_all(rd_kafka_t *k, const char *topic, int np, int64_t since, i
 
 typedef struct {
     const audit_opts *o;
+    int64_t since; /* ms, -1 none */
     wrk_verifier *v;
     int problems;
     size_t shown;
@@ -202,6 +212,12 @@ static void one_event(reading *r, const rd_kafka_message_t *m)
     if (r->v) r->problems += wrk_verifier_add(r->v, topic, m->partition, m->offset, ev, stdout);
     const char *job = json_string_value(json_object_get(ev, "job_id"));
     bool shown = !r->o->job || (job && !strcmp(job, r->o->job));
+    /* The search by time finds records by when they were committed, with the job's answer:
+     * a long job's received and started events, stamped before --since, come with it. */
+    int64_t at;
+    const char *when = json_string_value(json_object_get(ev, "time"));
+    if (shown && r->since >= 0 && when && wrk_parse_time_ms(when, &at) && at < r->since)
+        shown = false;
     if (shown && !r->o->verify) {
         r->shown++;
         if (r->o->json) cli_print_json(ev);
@@ -278,7 +294,7 @@ static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
     }
     int np = partitions(k, ko, err, sizeof err), rc = 3;
     int64_t *end = np > 0 ? calloc((size_t)np, sizeof *end) : NULL;
-    reading r = {.o = o};
+    reading r = {.o = o, .since = since};
     if (o->verify && !(r.v = wrk_verifier_new(since >= 0))) np = -1;
     if (np > 0 && end && assign_all(k, ko->audit_topic, np, since, end, err, sizeof err) == 0 &&
         read_all(k, np, end, &r, err, sizeof err) == 0)
@@ -341,6 +357,11 @@ int cmd_audit(int argc, char **argv)
     if (optind != argc) {
         fprintf(stderr, "codeq: audit: unexpected argument '%s' (--help for the options)\n",
                 argv[optind]);
+        return 2;
+    }
+    if (o.verify && (o.job || o.json)) { /* they were taken and did nothing */
+        fprintf(stderr, "codeq: audit: --verify checks every chain and prints its findings: it "
+                "takes no %s\n", o.job ? "--job" : "--json");
         return 2;
     }
     signal(SIGINT, on_signal);

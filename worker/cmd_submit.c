@@ -75,22 +75,6 @@ static int wait_ms(int cap)
     return left < (uint64_t)cap ? (int)left : cap;
 }
 
-/* A topic created a moment ago may not have a leader yet: retry what the broker says is
- * transient, for up to 15 s. */
-static rd_kafka_resp_err_t watermark_high(rd_kafka_t *k, const char *topic, int32_t p,
-                                          int64_t *hi)
-{
-    int64_t lo;
-    rd_kafka_resp_err_t e;
-    uint64_t until = wrk_now_ms() + (uint64_t)wait_ms(15000);
-    while ((e = rd_kafka_query_watermark_offsets(k, topic, p, &lo, hi, wait_ms(5000))) &&
-           (e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
-            e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
-            e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR__TRANSPORT) &&
-           wrk_now_ms() < until)
-        usleep(200 * 1000);
-    return e;
-}
 
 /* The topic's metadata (*t in *md), or NULL with why: a topic that does not exist is refused
  * here, not created by the first produce on a broker that creates topics on use (a misspelt
@@ -138,9 +122,9 @@ static int add_ends(rd_kafka_t *k, const char *what, const char *topic,
     if (!md) return -1;
     int rc = 0, had = l->cnt;
     for (int i = 0; rc == 0 && i < t->partition_cnt; i++) {
-        int64_t hi;
+        int64_t lo, hi;
         int32_t p = t->partitions[i].id;
-        rd_kafka_resp_err_t e = watermark_high(k, topic, p, &hi);
+        rd_kafka_resp_err_t e = wrk_kafka_watermarks(k, topic, p, &lo, &hi, wait_ms(15000));
         if (e) {
             snprintf(err, errlen, "codeq: submit: offsets of %s [%d]: %s", topic, p,
                      rd_kafka_err2str(e));

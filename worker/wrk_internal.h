@@ -122,6 +122,13 @@ int wrk_kafka_set_all(rd_kafka_conf_t *conf, const char *const (*kv)[2], size_t 
  * names it, are the caller's to read. */
 rd_kafka_resp_err_t wrk_kafka_topic_metadata(rd_kafka_t *rk, const char *topic, int wait_ms,
                                              const rd_kafka_metadata_t **md);
+/* What a topic created a moment ago answers while its leader settles: not leader, no leader
+ * yet, unknown, transport. */
+bool wrk_kafka_settling(rd_kafka_resp_err_t e);
+/* A partition's low and high watermarks, asked again while the answer is settling, for up to
+ * budget_ms in all. */
+rd_kafka_resp_err_t wrk_kafka_watermarks(rd_kafka_t *k, const char *topic, int32_t p,
+                                         int64_t *lo, int64_t *hi, int budget_ms);
 /* The largest result (wrk_fit.c) a record can carry: the producer's message.max.bytes and
  * the results, audit and dead-letter topics' max.message.bytes (DescribeConfigs), the least,
  * less WRK_RECORD_OVERHEAD for the key and record framing. A topic whose configuration cannot

@@ -185,6 +185,26 @@ rd_kafka_resp_err_t wrk_kafka_topic_metadata(rd_kafka_t *rk, const char *topic, 
     return e;
 }
 
+bool wrk_kafka_settling(rd_kafka_resp_err_t e)
+{
+    return e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+           e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+           e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR__TRANSPORT;
+}
+
+rd_kafka_resp_err_t wrk_kafka_watermarks(rd_kafka_t *k, const char *topic, int32_t p,
+                                         int64_t *lo, int64_t *hi, int budget_ms)
+{
+    uint64_t until = wrk_now_ms() + (uint64_t)(budget_ms > 0 ? budget_ms : 1);
+    for (;;) {
+        uint64_t now = wrk_now_ms(), left = now < until ? until - now : 1;
+        rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
+            k, topic, p, lo, hi, left < 5000 ? (int)left : 5000);
+        if (!wrk_kafka_settling(e) || wrk_now_ms() >= until) return e;
+        usleep(200 * 1000);
+    }
+}
+
 /* Whether the cluster's controller is one of its brokers, from md, the answer rk got a moment
  * ago (the broker list comes with any). librdkafka sends DescribeConfigs and CreateTopics to
  * the controller, and its mock cluster (`codeq broker`) names controller 0 while its brokers

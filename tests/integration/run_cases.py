@@ -212,7 +212,10 @@ with tempfile.TemporaryDirectory() as tmp:
                        (["run", "a.py", "b.py"], "codeq: run: more than one program given"),
                        (["validate"], "codeq: validate: no program given"),
                        (["submit"], "codeq: submit: no program given"),
-                       (["audit", "x"], "codeq: audit: unexpected argument 'x'")]:
+                       (["audit", "x"], "codeq: audit: unexpected argument 'x'"),
+                       (["audit", "--verify", "--job", "j"],
+                        "codeq: audit: --verify checks every chain and prints its findings: it "
+                        "takes no --job")]:
         p = run(args, timeout=30)
         F.check(p.returncode == 2 and p.stderr.startswith(want) and "usage:" not in p.stderr,
                 f"{' '.join(args)}: rc {p.returncode} {p.stderr[:200]!r}")
