@@ -92,6 +92,35 @@ static void start_claimed(wrk_worker *w)
     }
 }
 
+/* A job that runs again where it may have run before, and one stopped here to run again at
+ * the partition's next owner: said, as an operator reading the logs after a crash expects.
+ * A claim comes before the job is decoded: it is named by where it is. */
+static void say_rerun(const wrk_worker *w, const wrk_part *p, const wrk_entry *e, bool stopped)
+{
+    const char *id = e->task ? wrk_task_job_id(e->task) : NULL;
+    wrk_log_ctx ctx = {id, p->topic, p->partition, e->offset};
+    char what[400];
+    snprintf(what, sizeof what, "worker %s: the job %s%s%s at %s [%d] offset %lld",
+             w->c->worker_id, id ? "'" : "", id ? id : "", id ? "'" : "", p->topic,
+             (int)p->partition, (long long)e->offset);
+    if (stopped)
+        wrk_logx(WRK_LOG_WARN, "job_abandoned", &ctx, "%s was stopped unfinished as the "
+                 "partition goes: it runs again at its next owner", what);
+    else if (e->suspect && e->attempts > w->c->max_attempts)
+        wrk_logx(WRK_LOG_WARN, "job_rerun", &ctx, "%s was started %d times before without "
+                 "finishing: it is not run again, but answered internal_error", what,
+                 e->attempts - 1);
+    else if (e->suspect)
+        wrk_logx(WRK_LOG_WARN, "job_rerun", &ctx, "%s was started %d time%s before without "
+                 "finishing (its worker died or let it go): it runs again once this start is "
+                 "committed (start %d of at most %d)", what, e->attempts - 1,
+                 e->attempts == 2 ? "" : "s", e->attempts, w->c->max_attempts);
+    else /* in the read-ahead of an owner that did not finish: started there or not */
+        wrk_logx(WRK_LOG_INFO, "job_rerun", &ctx, "%s was unfinished at the partition's "
+                 "previous owner and may have run there: it runs again once its start is "
+                 "committed", what);
+}
+
 /* Gives p's oldest pending job the free slot; false if it cannot have it now. */
 static bool fill_one(wrk_worker *w, wrk_part *p)
 {
@@ -107,6 +136,7 @@ static bool fill_one(wrk_worker *w, wrk_part *p)
         e->state = WRK_E_CLAIMED;
         e->attempts++;
         p->dirty = true;
+        say_rerun(w, p, e, false);
         return true;
     case WRK_START_WAIT:
         p->want_lease = true;
@@ -197,7 +227,10 @@ void wrk_slots_abandon(wrk_worker *w, wrk_part *p)
 {
     for (size_t j = 0; j < p->n; j++) {
         wrk_entry *e = &p->e[j];
-        if (e->state == WRK_E_RUNNING) w->running--;
+        if (e->state == WRK_E_RUNNING) {
+            w->running--;
+            say_rerun(w, p, e, true);
+        }
         if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
             /* stopped by us, not by the job: this start does not count against it */
             e->attempts--;

@@ -51,6 +51,12 @@ try:
             f"pill result {pill}")
     F.check(all(f"poison-after-{i}" in results and results[f"poison-after-{i}"]["status"] == "ok"
                 for i in range(5)), "the jobs behind the pill did not all complete")
+    # each start after a crash is said (docs/operations.md lists job_rerun; none was logged)
+    reruns = [ln for ln in (s.logdir / "w1.log").read_text().splitlines()
+              if '"event":"job_rerun"' in ln and '"level":"warn"' in ln and '"offset":0' in ln]
+    F.check(len(reruns) == 3 and "started 1 time before" in reruns[0]
+            and "(start 3 of at most 3)" in reruns[1] and "not run again" in reruns[2],
+            f"the pill's starts after a crash, logged: {[r[-160:] for r in reruns]}")
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"),
                                      ["poison-pill"] + [f"poison-after-{i}" for i in range(5)])
     F.check(not lost and not dup, f"lost {lost} dup {dup}")

@@ -241,6 +241,10 @@ def drain_case():
     F.check(rc == 0 and took <= GRACE_MS / 1000 + 10 and not said,
             f"drain: exit {rc} after {took:.1f} s{' (stop_timeout)' if said else ''}; wanted 0 "
             f"within {GRACE_MS / 1000 + 10:.0f} s")
+    # the 40 s jobs the stop cut short are named, to run again elsewhere (nothing said so)
+    cut = [ln for ln in log.read_text(errors="replace").splitlines()
+           if '"event":"job_abandoned"' in ln and "drain-long-" in ln]
+    F.check(len(cut) == 2, f"drain: the two 40 s jobs stopped unfinished, logged: {cut}")
 
 
 def drain_stop_case():
