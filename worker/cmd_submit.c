@@ -226,6 +226,20 @@ static bool compressed(const wrk_kafka_opts *o)
     return v && strcmp(v, "none") != 0;
 }
 
+/* Whether job j's record (key and value) fits a limit of `limit` bytes, less the record's
+ * framing; if not, says so for `file`: `who` takes at most what (its `setting`). */
+static bool fits(const sub_job *j, const char *file, size_t limit, const char *who,
+                 const char *setting)
+{
+    size_t size = j->len + strlen(j->id);
+    if (size + WRK_RECORD_OVERHEAD <= limit) return true;
+    fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; %s takes records of "
+            "up to %zu (%s %zu, less %d for the record's framing)\n", file, size, who,
+            limit > WRK_RECORD_OVERHEAD ? limit - WRK_RECORD_OVERHEAD : 0, setting, limit,
+            WRK_RECORD_OVERHEAD);
+    return false;
+}
+
 /* Each file's job record (id, code, stdin, reply_to), made and checked before anything is
  * sent, so that one bad file among many sends none: a program that cannot be read, is not
  * UTF-8, or holds more code than a job may (the worker would answer it invalid), or a record
@@ -250,13 +264,7 @@ static int make_records(const wrk_kafka_opts *o, char **files, pending *pd, json
         json_decref(job);
         j->len = j->record ? strlen(j->record) : 0;
         if (c && !j->record) fprintf(stderr, "codeq: submit: %s: out of memory\n", files[i]);
-        if (j->record && j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max)
-            fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the producer "
-                    "takes records of up to %zu (message.max.bytes %zu, less %d for the "
-                    "record's framing)\n", files[i], j->len + strlen(j->id),
-                    max > WRK_RECORD_OVERHEAD ? max - WRK_RECORD_OVERHEAD : 0, max,
-                    WRK_RECORD_OVERHEAD);
-        refused += !j->record || j->len + strlen(j->id) + WRK_RECORD_OVERHEAD > max;
+        refused += !j->record || !fits(j, files[i], max, "the producer", "message.max.bytes");
     }
     return refused;
 }
@@ -265,17 +273,11 @@ static int make_records(const wrk_kafka_opts *o, char **files, pending *pd, json
  * one, after the others were sent: they are refused here, before any is. Returns how many. */
 static int over_topic(const wrk_kafka_opts *o, char **files, const pending *pd, size_t limit)
 {
+    char who[300];
+    snprintf(who, sizeof who, "the jobs topic %s", o->jobs_topic);
     int over = 0;
-    for (int i = 0; limit && !compressed(o) && i < pd->n; i++) {
-        size_t size = pd->j[i].len + strlen(pd->j[i].id);
-        if (size + WRK_RECORD_OVERHEAD <= limit) continue;
-        fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; the jobs topic %s "
-                "takes records of up to %zu (max.message.bytes %zu, less %d for the record's "
-                "framing)\n", files[i], size, o->jobs_topic,
-                limit > WRK_RECORD_OVERHEAD ? limit - WRK_RECORD_OVERHEAD : 0, limit,
-                WRK_RECORD_OVERHEAD);
-        over++;
-    }
+    for (int i = 0; limit && !compressed(o) && i < pd->n; i++)
+        over += !fits(&pd->j[i], files[i], limit, who, "max.message.bytes");
     return over;
 }
 

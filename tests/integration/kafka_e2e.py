@@ -308,26 +308,23 @@ try:
     def keys(topic):
         return kcat("-C", "-t", topic, "-e", "-o", "beginning", "-q", "-f", "%k\n").stdout.split()
 
-    p = run(["submit", "-b", BROKERS, "--timeout", "5", *tight_args, str(small), str(big)],
-            timeout=60)
-    F.check(p.returncode == 2 and "big.py: larger than 262144 bytes" in p.stderr
-            and "nothing was sent" in p.stderr and not keys(tight),
-            f"submit with a program over a job's code limit: rc {p.returncode} "
-            f"{p.stderr[-300:]!r}, sent {keys(tight)}")
-    p = run(["submit", "-b", BROKERS, "--timeout", "5", *tight_args, "--stdin",
-             str(tmpd / "in.txt"), str(small)], timeout=60)
-    F.check(p.returncode == 2 and f"the jobs topic {tight} takes records of up to 47952 "
-            "(max.message.bytes 50000" in p.stderr
-            and not keys(tight), f"submit of a record over the jobs topic's limit: rc "
-            f"{p.returncode} {p.stderr[-300:]!r}, sent {keys(tight)}")
+    def sends_none(what, args, *want):
+        """submit with args exits 2, says each of want, and sends nothing."""
+        p = run(["submit", "-b", BROKERS, *args], timeout=60)
+        F.check(p.returncode == 2 and all(w in p.stderr for w in want) and not keys(tight),
+                f"{what}: rc {p.returncode} {p.stderr[-300:]!r}, sent {keys(tight)}")
+
+    sends_none("submit with a program over a job's code limit",
+               ["--timeout", "5", *tight_args, str(small), str(big)],
+               "big.py: larger than 262144 bytes", "nothing was sent")
+    sends_none("submit of a record over the jobs topic's limit",
+               ["--timeout", "5", *tight_args, "--stdin", str(tmpd / "in.txt"), str(small)],
+               f"the jobs topic {tight} takes records of up to 47952 (max.message.bytes 50000")
     # -t 1 leaves the limit's read no time of --timeout's: it has a budget of its own (it was
     # skipped, and the job that fitted was sent before the broker refused the other)
-    p = run(["submit", "-b", BROKERS, "--timeout", "1", *tight_args, str(small), str(rnd)],
-            timeout=60)
-    F.check(p.returncode == 2 and "rnd.py: its job is a record of" in p.stderr
-            and "nothing was sent" in p.stderr and not keys(tight),
-            f"submit -t 1 of a record over the jobs topic's limit: rc {p.returncode} "
-            f"{p.stderr[-300:]!r}, sent {keys(tight)}")
+    sends_none("submit -t 1 of a record over the jobs topic's limit",
+               ["--timeout", "1", *tight_args, str(small), str(rnd)],
+               "rnd.py: its job is a record of", "nothing was sent")
     p = run(["submit", "-b", BROKERS, "--timeout", "3", *tight_args, "-X", "compression.type=gzip",
              str(small), str(rnd), str(small)], timeout=90)
     sent = keys(tight)

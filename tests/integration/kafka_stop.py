@@ -165,6 +165,16 @@ def w1_alive(s):
     return s.workers["w1"].poll() is None
 
 
+def second_joins(s, since, limit, every):
+    """A second worker joins; whether the first gave a partition up within limit s of since."""
+    s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
+    log, revoked = s.logdir / "w1.log", None
+    while time.monotonic() - since < limit and not revoked:
+        revoked = re.search(r"revoked partitions \[\d", log.read_text(errors="replace"))
+        time.sleep(every)
+    return revoked
+
+
 def drain_case():
     """SIGTERM while a revoke drains: the drain must not outlast the stop's grace period."""
     s = setups["drain"] = kt.Setup(f"{NAME}-drain", 2)
@@ -193,12 +203,8 @@ def drain_case():
         s.produce_jobs([{"id": nxt[part], "code": "print('next')"}], partition=part)
     both = time.monotonic()
     F.check(running(metrics) == 4, "drain: the four jobs never ran at once")
-    s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
     log = s.logdir / "w1.log"
-    revoked = None
-    while time.monotonic() - both < 30 and not revoked:
-        revoked = re.search(r"revoked partitions \[\d", log.read_text(errors="replace"))
-        time.sleep(0.2)
+    revoked = second_joins(s, both, 30, 0.2)
     F.check(revoked, "drain: the first worker gave no partition up within 30 s of the jobs' start")
     if not revoked:
         return
@@ -270,12 +276,7 @@ def drain_stop_case():
     for part in (0, 1):
         s.produce_jobs([{"id": quick[part], "code": "print('quick')"}], partition=part)
     time.sleep(1)
-    s.start("w2", "--slots", "2", "--grace-ms", str(GRACE_MS))
-    log = s.logdir / "w1.log"
-    revoked = None
-    while time.monotonic() - t0 < 22 and not revoked:
-        revoked = re.search(r"revoked partitions \[\d", log.read_text(errors="replace"))
-        time.sleep(0.1)
+    revoked = second_joins(s, t0, 22, 0.1)
     F.check(revoked, "drain-stop: the first worker gave no partition up while its jobs ran")
     if not revoked:
         return
