@@ -138,6 +138,12 @@ int cli_uid_range_check(const char *cmd, const sbx_config *c, unsigned slots, ch
     return 0;
 }
 
+int cli_see_help(const char *cmd)
+{
+    fprintf(stderr, "codeq: %s: see `codeq %s --help` for the options\n", cmd, cmd);
+    return 2;
+}
+
 int cli_uint(const char *name, const char *arg, unsigned *out)
 {
     char *end;
@@ -237,7 +243,9 @@ static int limit_item(sbx_limits *l, bool is_max, const char *item, size_t len)
         fprintf(stderr, "codeq: --%s: unknown limit '%s'\n", flag, buf);
         return -1;
     }
-    if (cli_uint(flag, eq + 1, &v) < 0) return -1;
+    char named[160];
+    snprintf(named, sizeof named, "%s %s", flag, buf); /* "--limit-default wall_ms expects" */
+    if (cli_uint(named, eq + 1, &v) < 0) return -1;
     sbx_limits_max(&ceiling);
     if (is_max && v > *wrk_limit_field(&ceiling, buf)) {
         fprintf(stderr, "codeq: --limit-max %s=%u is above the sandbox's ceiling %u\n", buf, v,

@@ -80,6 +80,9 @@ int cli_limits_consistent(const sbx_limits *defaults, const sbx_limits *max);
 
 /* Parses a positive integer option or prints an error. */
 int cli_uint(const char *name, const char *arg, unsigned *out);
+/* After getopt's own line on an unknown flag or a bad value: where the options are, in one
+ * line (not the whole usage, which buries the error). Returns 2, the usage exit code. */
+int cli_see_help(const char *cmd);
 
 /* Settings from the config file and the environment as flags before the command line's
  * (cli_config.c): flags > CODEQ_* environment > --config file > defaults. src[i] says where

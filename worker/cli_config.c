@@ -123,6 +123,12 @@ static int from_env_kafka(cli_args *a, const char *var, const char *rest, const 
         prop[n - 5] = '.'; /* not a secret: an ordinary property that ends in .file */
         file = false;
     }
+    char plain[256];
+    snprintf(plain, sizeof plain, "%.*s", (int)strlen(var) - 5, var);
+    if (file && getenv(plain)) { /* one would win in silence, by the environment's order */
+        fprintf(stderr, "codeq: config: %s and %s are both set: set only one\n", plain, var);
+        return -1;
+    }
     return add(a, fmt(file ? "-X%s=@%s" : "-X%s=%s", prop, value), strdup(var));
 }
 

@@ -1,6 +1,7 @@
 /* codeq audit: read the audit trail (read_committed), print it, verify its hash chains
  * (wrk_audit_chain.h). No consumer group: every partition is assigned from the beginning (or
  * --since) and, without --follow, read up to the end offsets found at start. */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -105,8 +106,9 @@ static void print_line(json_t *ev)
 static int64_t parse_since(const char *s)
 {
     char *end;
+    errno = 0;
     long long ms = strtoll(s, &end, 10);
-    if (*s && !*end && ms >= 0) return ms;
+    if (*s && !*end) return ms >= 0 && errno != ERANGE ? ms : -1; /* digits past 2^63 too */
     int64_t at;
     return wrk_parse_time_ms(s, &at) ? (at < 0 ? 0 : at) : -1;
 }
@@ -238,9 +240,9 @@ static int read_all(rd_kafka_t *k, int np, int64_t *end, reading *r, char *err, 
     uint64_t quiet_since = wrk_now_ms();
     while (!stop && (r->o->follow || left > 0)) {
         if (!r->o->follow && wrk_now_ms() - quiet_since > END_WAIT_MS) {
-            snprintf(err, errlen, "codeq: audit: %d partitions did not reach their end offset "
+            snprintf(err, errlen, "codeq: audit: %d partition%s did not reach %s end offset "
                      "in %d s (an open transaction holds read_committed back)", left,
-                     END_WAIT_MS / 1000);
+                     wrk_s(left), left == 1 ? "its" : "their", END_WAIT_MS / 1000);
             rc = -1;
             break;
         }
@@ -306,9 +308,10 @@ static int audit_main(const wrk_kafka_opts *ko, const audit_opts *o)
         if (!o->follow) r.problems += wrk_verifier_check(r.v, stdout);
         size_t chains, events;
         wrk_verifier_counts(r.v, &chains, &events);
-        printf("codeq: audit: %s: %zu events in %zu chains: %s%d problem%s\n", ko->audit_topic,
-               events, chains, r.problems ? "" : "intact, ", r.problems,
-               r.problems == 1 ? "" : "s");
+        printf("codeq: audit: %s: %zu event%s in %zu chain%s: %s%d problem%s\n",
+               ko->audit_topic, events, wrk_s((long long)events), chains,
+               wrk_s((long long)chains), r.problems ? "" : "intact, ", r.problems,
+               wrk_s(r.problems));
     }
     if (rc == 0 && r.problems) rc = 1;
     if (rc == 0 && o->job && !o->verify && !o->follow && !r.shown) {
@@ -351,7 +354,7 @@ int cmd_audit(int argc, char **argv)
         case OPT_VERIFY: o.verify = true; break;
         case OPT_JSON: o.json = true; break;
         case 'h': fputs(audit_help, stdout); return 0;
-        default: fputs(audit_help, stderr); return 2;
+        default: return cli_see_help("audit");
         }
     }
     if (optind != argc) {

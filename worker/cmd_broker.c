@@ -179,8 +179,7 @@ int cmd_broker(int argc, char **argv)
         }
         if (opt == 'n' && cli_uint("partitions", optarg, &parts) == 0) continue;
         if (opt == 'h') { fputs(broker_help, stdout); return 0; }
-        fputs(broker_help, stderr);
-        return 2;
+        return cli_see_help("broker");
     }
     if (port && (lfd = listen_on((int)port)) < 0) return 1;
     rd_kafka_t *rk;

@@ -265,7 +265,7 @@ int cmd_run(int argc, char **argv)
             if (cli_uid_opt(&c.sandbox, longopts[idx].name, optarg) < 0) goto out;
             break;
         case 'h': fputs(run_help, stdout); rc = 0; goto out;
-        default: fputs(run_help, stderr); goto out;
+        default: cli_see_help("run"); goto out;
         }
     }
     if (optind != argc - 1) {

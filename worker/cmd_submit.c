@@ -523,7 +523,7 @@ int cmd_submit(int argc, char **argv)
         case 's': stdin_path = optarg; break;
         case 'r': reply_to = optarg; break;
         case 'h': fputs(submit_help, stdout); return 0;
-        default: fputs(submit_help, stderr); return 2;
+        default: return cli_see_help("submit");
         }
     }
     if (optind >= argc) {

@@ -53,8 +53,7 @@ int cmd_topics(int argc, char **argv)
             fputs(topics_help, stdout);
             return 0;
         } else {
-            fputs(topics_help, stderr);
-            return 2;
+            return cli_see_help("topics");
         }
     }
     wrk_topic_request req = {.partitions = (int)parts, .partitions_given = parts_given,

@@ -61,7 +61,7 @@ int cmd_validate(int argc, char **argv)
         if (opt == 'j') as_json = true;
         else if (opt == 'P') policy_arg = optarg;
         else if (opt == 'h') { fputs(validate_help, stdout); return 0; }
-        else { fputs(validate_help, stderr); return 2; }
+        else return cli_see_help("validate");
     }
     if (optind >= argc) {
         fprintf(stderr, "codeq: validate: no program given: name one or more FILE.py, or - "

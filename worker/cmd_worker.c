@@ -15,8 +15,12 @@ static const char worker_help[] =
     "transaction; read results with isolation.level=read_committed.\n"
     "SIGTERM/SIGINT: stop taking jobs, let running ones finish within the grace period,\n"
     "commit, leave the group; the process ends within the grace period + 25 s, whatever\n"
-    "Kafka does. Exit 3 on a fatal Kafka error (restart the worker), or when the stop\n"
-    "could not finish with Kafka in that time (what was not committed runs again).\n\n"
+    "Kafka does.\n"
+    "Exit 0 after a stop; 1 when it cannot start (no broker within 5 min, a results, audit\n"
+    "or dead-letter topic missing, the --http port in use); 2 on a bad setting; 3 on a fatal\n"
+    "Kafka error (restart the worker), or when the stop could not finish with Kafka in that\n"
+    "time (what was not committed runs again); 4 when the host cannot run jobs\n"
+    "(--host-fault-ms).\n\n"
     CLI_KAFKA_HELP
     CLI_LIMITS_HELP
     "  -g, --group G             consumer group (default codeq-workers)\n"
@@ -551,11 +555,12 @@ static int worker_main(int argc, char **argv, val_policy **policy)
             if (cli_sandbox_opt(&c.sandbox, "worker", "sandbox-profile", optarg) < 0) goto bad;
             break;
         case 'h': fputs(worker_help, stdout); return 0;
-        default: fputs(worker_help, stderr); return 2;
+        default: return cli_see_help("worker");
         }
     }
     if (optind != a.argc) {
-        fputs(worker_help, stderr);
+        fprintf(stderr, "codeq: worker: unexpected argument '%s' (--help for the options)\n",
+                a.argv[optind]);
         return 2;
     }
     if (wrk_log_setup(s.log_format, s.log_level, err, sizeof err) < 0) {
@@ -594,9 +599,9 @@ static int worker_main(int argc, char **argv, val_policy **policy)
     /* Served from here on, so that probes see a start that waits (a broker that does not
      * answer, a slow self-check) say what it waits for. */
     wrk_metrics_init(&c);
-    if (wrk_http_start(c.http_addr, err, sizeof err) < 0) {
+    if (wrk_http_start(c.http_addr, err, sizeof err) < 0) { /* a port in use: not a bad setting */
         wrk_logx(WRK_LOG_ERROR, "start_failed", NULL, "%s", err);
-        return 2;
+        return 1;
     }
     int rc = start_and_run(&c);
     wrk_stop_step("the HTTP server's stop");

@@ -249,10 +249,11 @@ static void report(wrk_worker *w, uint64_t *next)
     if (now < *next) return;
     *next = now + 10000;
     wrk_logx(WRK_LOG_INFO, "status", NULL,
-             "worker %s: %zu partitions, %d running, %zu pending, %lu jobs committed in %lu "
-             "transactions (%lu aborted)",
-             w->c->worker_id, w->nparts, w->running, pending(w), w->jobs_done, w->commits,
-             w->aborts);
+             "worker %s: %zu partition%s, %d running, %zu pending, %lu job%s committed in %lu "
+             "transaction%s (%lu aborted)",
+             w->c->worker_id, w->nparts, wrk_s((long long)w->nparts), w->running, pending(w),
+             w->jobs_done, wrk_s((long long)w->jobs_done), w->commits,
+             wrk_s((long long)w->commits), w->aborts);
     if (w->nparts == 0) wrk_idle_report(w);
 }
 
@@ -351,8 +352,8 @@ static void shut_down(wrk_worker *w)
 {
     uint64_t deadline = wrk_stop_grace_end(); /* from the signal: a drain may have come first */
     wrk_logx(WRK_LOG_INFO, "worker_stopping", NULL,
-             "worker %s: stopping: %d jobs running, up to %d ms to finish", w->c->worker_id,
-             w->running, (int)(deadline > wrk_now_ms() ? deadline - wrk_now_ms() : 0));
+             "worker %s: stopping: %d job%s running, up to %d ms to finish", w->c->worker_id,
+             w->running, wrk_s(w->running), (int)(deadline > wrk_now_ms() ? deadline - wrk_now_ms() : 0));
     backpressure(w, true);
     wrk_commit_give_up_at(w, deadline + 10000); /* the final commit gets 10 s more */
     wrk_stop_step("the commit in flight");
@@ -413,16 +414,18 @@ static int run(wrk_worker *w)
 static bool wait_first_assignment(wrk_worker *w)
 {
     wrk_stop_step("the first assignment");
-    uint64_t deadline = wrk_now_ms() + 15000;
+    /* The idle watch found no jobs topic: no assignment can come, so none is waited for. */
+    bool absent = w->idle.since && w->idle.partitions == 0;
+    uint64_t deadline = wrk_now_ms() + (absent ? 0 : 15000);
     while (!w->assigned_once && wrk_now_ms() < deadline) {
         rd_kafka_message_t *m = rd_kafka_consumer_poll(w->k, 100);
         if (m) rd_kafka_message_destroy(m);
     }
     if (!w->assigned_once)
         wrk_logx(WRK_LOG_WARN, "close_skipped", NULL,
-                 "worker %s: no assignment yet; not closing the consumer (librdkafka 2.0.2 "
+                 "worker %s: no assignment %s; not closing the consumer (librdkafka 2.0.2 "
                  "#4381), the group drops this member after its session timeout",
-                 w->c->worker_id);
+                 w->c->worker_id, absent ? "(the jobs topic does not exist)" : "yet");
     return w->assigned_once;
 }
 
@@ -475,9 +478,9 @@ int wrk_worker_loop(const wrk_config *c)
         return stopped ? 0 : 1;
     }
     wrk_logx(WRK_LOG_INFO, "worker_started", NULL,
-             "worker %s: consuming %s as group %s on %s, %d slots, transactional id codeq-%s-%s",
-             c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots, c->group,
-             c->instance_id);
+             "worker %s: consuming %s as group %s on %s, %d slot%s, transactional id codeq-%s-%s",
+             c->worker_id, c->kafka.jobs_topic, c->group, c->kafka.brokers, c->slots,
+             wrk_s(c->slots), c->group, c->instance_id);
     wrk_stop_step("the job loop");
     int rc = run(&w);
     if (w.fatal) wrk_stop_begin(false, 3); /* the worker's own end is bounded too */

@@ -21,6 +21,8 @@ bool wrk_parse_time_ms(const char *s, int64_t *out);
  * ("d/e", "codeq/job-7") is kept. */
 size_t wrk_elide_paths(const char *in, char *out, size_t n);
 void wrk_sha256_hex(const void *data, size_t len, char out[65]);
+/* "s" unless n is 1: "1 slot", "2 slots", "0 slots". */
+const char *wrk_s(long long n);
 /* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
  * *lossy tells whether anything was replaced (the caller then adds the base64 form). */
 json_t *wrk_json_bytes(const char *data, size_t len, bool *lossy);

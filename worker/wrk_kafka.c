@@ -267,12 +267,13 @@ static int find_missing(rd_kafka_t *rk, const wrk_kafka_opts *o, const char *con
         }
         char asked[96] = "";
         if (req->partitions_given && have != req->partitions)
-            snprintf(asked, sizeof asked, "; not changed to %d partitions", req->partitions);
+            snprintf(asked, sizeof asked, "; not changed to %d partition%s", req->partitions,
+                     wrk_s(req->partitions));
         if (req->ncfg)
             snprintf(asked + strlen(asked), sizeof asked - strlen(asked),
                      "; --config not applied to it");
-        fprintf(stderr, "codeq: topics: %s exists with %d partitions: left as it is%s\n",
-                names[i], have, asked);
+        fprintf(stderr, "codeq: topics: %s exists with %d partition%s: left as it is%s\n",
+                names[i], have, wrk_s(have), asked);
     }
     return nmissing;
 }

@@ -443,7 +443,8 @@ bool wrk_metrics_ready(char *why, size_t whylen)
     else if (!m.assigned_once)
         snprintf(why, whylen, "waiting for the group's first assignment%s",
                  idle_note(note, sizeof note));
-    else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partitions", m.partitions) > 0;
+    else if (m.partitions) ok = snprintf(why, whylen, "ok: %d partition%s", m.partitions,
+                                           wrk_s(m.partitions)) > 0;
     else
         ok = snprintf(why, whylen, "ok: idle in the group (no partitions)%s",
                       idle_note(note, sizeof note)) > 0;

@@ -368,8 +368,8 @@ int wrk_publish_wait(rd_kafka_t *p, wrk_delivery *d, int timeout_ms, char *err, 
     uint64_t deadline = wrk_now_ms() + (uint64_t)timeout_ms;
     while (d->outstanding > 0 && wrk_now_ms() < deadline) rd_kafka_poll(p, 50);
     if (d->outstanding > 0) {
-        snprintf(err, errlen, "codeq: publish: %d records unacknowledged after %d ms",
-                 d->outstanding, timeout_ms);
+        snprintf(err, errlen, "codeq: publish: %d record%s unacknowledged after %d ms",
+                 d->outstanding, wrk_s(d->outstanding), timeout_ms);
         return -1;
     }
     if (d->failed) {

@@ -27,7 +27,10 @@ void wrk_worker_fatal(wrk_worker *w, const char *fmt, ...)
     vsnprintf(w->why, sizeof w->why, fmt, ap);
     va_end(ap);
     w->fatal = true;
-    wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "worker: fatal: %s", w->why);
+    /* why is a whole error ("codeq: worker: ..."); the line has the prefix once */
+    const char *text = w->why, *prefix = "codeq: worker: ";
+    if (!strncmp(text, prefix, strlen(prefix))) text += strlen(prefix);
+    wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "worker: fatal: %s", text);
 }
 
 wrk_part *wrk_worker_part(wrk_worker *w, const char *topic, int32_t partition)
@@ -43,9 +46,13 @@ static void log_parts(const char *what, const rd_kafka_topic_partition_list_t *l
     char buf[512];
     size_t o = 0;
     buf[0] = '\0';
-    for (int i = 0; i < l->cnt && o < sizeof buf - 32; i++)
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d@%lld", i ? "," : "",
-                              (int)l->elems[i].partition, (long long)l->elems[i].offset);
+    /* An offset only where there is one: librdkafka's "none yet" (-1001) means nothing here. */
+    for (int i = 0; i < l->cnt && o < sizeof buf - 40; i++) {
+        const rd_kafka_topic_partition_t *p = &l->elems[i];
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d", i ? "," : "", (int)p->partition);
+        if (p->offset >= 0)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "@%lld", (long long)p->offset);
+    }
     wrk_logx(WRK_LOG_INFO, "rebalance", NULL, "worker: %s partitions [%s]", what, buf);
 }
 

@@ -340,3 +340,8 @@ void wrk_id_part(const char *name, size_t max_chars, char *out, size_t n)
     }
     out[at] = '\0';
 }
+
+const char *wrk_s(long long n)
+{
+    return n == 1 ? "" : "s";
+}

@@ -158,8 +158,12 @@ try:
         fresh.append((made.returncode, p.returncode, p.stderr[-200:]))
     F.check(all(m == 0 and rc == 0 for m, rc, _ in fresh),
             f"--verify of topics just made: (topics rc, audit rc, stderr) {fresh}")
+    # Unix ms past 2^63 saturated to the largest value (nothing shown, exit 0); refused now
+    p = audit(topic, "--since", "99999999999999999999")
+    F.check(p.returncode == 2 and "--since 99999999999999999999: expected" in p.stderr,
+            f"--since out of range: rc {p.returncode} {p.stderr[-200:]!r}")
     p = audit(topic, "--since", str(t_mid), "--verify")
-    F.check(p.returncode == 0 and "10 events in 1 chains: intact" in p.stdout,
+    F.check(p.returncode == 0 and "10 events in 1 chain: intact" in p.stdout,
             f"--since --verify: a chain read from its start: {p.stdout[-300:]}")
     # C1 controls (U+009B is CSI) in a job id: shown as '?' on the readable form; in a reason
     # that quotes the job's field name, escaped where the reason is made (wrk_decode.c)

@@ -408,7 +408,13 @@ try:
             ready = (0, str(e))
     F.check(ready[0] == 503 and f'the jobs topic {T["jobs"]}-none does not exist on the cluster'
             in ready[1], f"/readyz of a worker whose jobs topic does not exist: {ready}")
+    # Its stop does not wait for an assignment that cannot come (it waited 15 s for one).
+    t0 = time.monotonic()
     stop(nojobs, "nojobs")
+    took = time.monotonic() - t0
+    F.check(took < 8 and "no assignment (the jobs topic does not exist)"
+            in (LOGDIR / "nojobs.log").read_text(),
+            f"stop of a worker whose jobs topic does not exist took {took:.1f} s")
 
     # The heartbeat file is touched every 2 s while w1's loop turns, and removed when it stops.
     ages = []

@@ -84,9 +84,13 @@ except ValueError:
 F.check(p.returncode == 0 and both.get("result", {}).get("id") == "local-stdin"
         and [e["event"] for e in both.get("audit", [])][-1:] == ["finished"],
         f"run --audit -: rc {p.returncode} {p.stdout[:300]!r}")
-p = run(["run", "--no-such-option", "-"], timeout=60)
-F.check(p.returncode == 2 and p.stderr.startswith("codeq: run: unrecognized option '--no-such-option'"),
-        f"an unknown option is named with the command: {p.stderr[:200]!r}")
+# an unknown option is named with the command, then one line that points to --help (the
+# whole usage after it buried the error)
+for cmd in ("run", "validate", "submit", "worker", "topics", "audit", "broker"):
+    p = run([cmd, "--no-such-option", "-"], timeout=60)
+    F.check(p.returncode == 2 and p.stderr == f"codeq: {cmd}: unrecognized option "
+            f"'--no-such-option'\ncodeq: {cmd}: see `codeq {cmd} --help` for the options\n",
+            f"{cmd}: an unknown option: {p.stderr[:300]!r}")
 p = run(["run", str(CASES / "rejected_subprocess.py")], timeout=120)
 F.check(p.returncode == 1 and p.stdout.startswith("status: rejected\n") and "wall" not in p.stdout,
         f"run, human output of a rejected job: {p.stdout[:200]!r}")

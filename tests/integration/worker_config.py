@@ -108,6 +108,12 @@ F.check("hunter2" not in p.stdout + p.stderr and "plain-secret" not in p.stdout 
 p = worker("--print-config", env={"CODEQ_KAFKA_SASL_PASSWORD_FILE": str(TMP / "missing")})
 F.check(p.returncode == 2 and "CODEQ_KAFKA_SASL_PASSWORD_FILE" in p.stderr and
         "No such file" in p.stderr, f"missing secret file: {p.returncode} {p.stderr!r}")
+# the plain variable and its _FILE both set: the _FILE one won in silence
+p = worker("--print-config", env={"CODEQ_KAFKA_SASL_PASSWORD": "plain-secret",
+                                  "CODEQ_KAFKA_SASL_PASSWORD_FILE": str(secret)})
+F.check(p.returncode == 2 and "CODEQ_KAFKA_SASL_PASSWORD and CODEQ_KAFKA_SASL_PASSWORD_FILE are "
+        "both set" in p.stderr and "plain-secret" not in p.stdout + p.stderr,
+        f"a secret set twice: {p.returncode} {p.stderr!r}")
 
 # Bad values name the setting and where it came from.
 p = worker("--print-config", env={"CODEQ_SLOTS": "abc"})
@@ -180,6 +186,10 @@ F.check(p.returncode == 2 and "is too long for NAME=VALUE" in p.stderr,
 p = worker("--print-config", "--limit-default", "wall_ms=1000,nope=1")
 F.check(p.returncode == 2 and "unknown limit 'nope'" in p.stderr,
         f"a bad item of a limit list: {p.returncode} {p.stderr!r}")
+# a bad value named with its limit (the line said only "--limit-default expects ...")
+p = worker("--print-config", "--limit-default", "cpu_ms=5,wall_ms=abc")
+F.check(p.returncode == 2 and "--limit-default wall_ms expects a positive integer, got 'abc'"
+        in p.stderr, f"a bad value of a limit list: {p.returncode} {p.stderr!r}")
 bad = TMP / "bad.conf"
 bad.write_text("slots = 2\ndrain-ms = soon\n")
 p = worker("--config", str(bad), "--print-config")
