@@ -8,6 +8,7 @@
  * jobs topic's size limit (at least 2 s) and the wait for the broker to acknowledge the jobs
  * it sent (up to 30 s more). */
 #include <libgen.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,15 @@ static rd_kafka_t *jobs_producer(const wrk_kafka_opts *o, size_t limit, char *er
     return p;
 }
 
+/* Tests only: the set-up held open (CODEQ_TEST_SUBMIT_HOLD_MS, at most 10 s) so that an
+ * interrupt lands in it, where one was held until set-up ended and every job then queued. */
+static void test_hold(void)
+{
+    const char *hold = getenv("CODEQ_TEST_SUBMIT_HOLD_MS");
+    uint64_t until = wrk_now_ms() + (hold ? strtoul(hold, NULL, 10) % 10001 : 0);
+    while (wrk_now_ms() < until && !interrupted) poll(NULL, 0, 20);
+}
+
 static int count(const pending *pd, int fate)
 {
     int n = 0;
@@ -347,6 +357,7 @@ static int produce_jobs(rd_kafka_t *k, const wrk_kafka_opts *o, char **files, pe
      * that no job is sent unless all fit lapsed. The read waits up to a second past it. */
     int w = wait_ms(6000) - 1000;
     size_t limit = wrk_kafka_topic_max_bytes(o, o->jobs_topic, w < 2000 ? 2000 : w);
+    test_hold();
     if (interrupted) return 0; /* nothing was sent */
     if (over_topic(o, files, pd, limit)) {
         fprintf(stderr, "codeq: submit: nothing was sent\n");

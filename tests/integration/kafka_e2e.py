@@ -346,6 +346,21 @@ try:
     F.check(sub.returncode == 130 and re.search(r"small\.py-\w+: no result", err)
             and "interrupted; 1 job sent without a result" in err,
             f"submit interrupted: rc {sub.returncode} {err[-400:]!r}")
+    # Ctrl-C during the set-up sends nothing: it was held until the set-up ended, then every
+    # job was queued and the producer destroyed with them, "may have been sent"
+    before = len(keys(tight))
+    sub = subprocess.Popen([BIN, "submit", "-b", BROKERS, "--timeout", "60", *tight_args,
+                            str(small), str(small)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "CODEQ_TEST_SUBMIT_HOLD_MS": "8000"})
+    time.sleep(3)  # the set-up's reads are done well before; the hold keeps it open
+    sub.send_signal(signal.SIGINT)
+    out, err = sub.communicate(timeout=30)
+    time.sleep(1)
+    F.check(sub.returncode == 130 and "interrupted; nothing was sent" in err
+            and "may have been sent" not in err and len(keys(tight)) == before,
+            f"submit interrupted in its set-up: rc {sub.returncode} {err[-400:]!r}, "
+            f"{len(keys(tight)) - before} jobs on the topic")
     shutil.rmtree(tmpd, ignore_errors=True)
     # A reply topic that is codeq's jobs topic is refused: the job itself was read back as its
     # "result" (printed with status (null), exit 0), and the worker's invalid was never seen.
