@@ -16,7 +16,8 @@
   timeout    a job sleeping 3 s, waited 0.5 s: JobTimeout; the result is still had later
              (sync and async)
   async      AsyncClient round trip, then 100 jobs in flight at once: all answered, each with
-             its own output, by one consumer
+             its own output, by one consumer; an await cancelled by asyncio.wait_for keeps
+             its result for a later result(); an id still awaited is refused (ValueError)
   shared     two clients on the shared results topic at once, each gets its own results
   reply      reply_topic=True: a topic of the client's own, created, answered on, nothing on
              the results topic, deleted on close; a named reply topic, created when missing;
@@ -255,10 +256,16 @@ try:
                     f"a deadline of {bad!r} was not refused with ValueError")
         step("rejected+invalid", t1)
 
+        # the id of a job still awaited is refused (the second result overwrote the first)
+        e = raises(ValueError, c.submit, "print('again')", job_id=slow)
+        F.check(e is not None and "still awaited" in str(e), f"an awaited id again: {e!r}")
         r = c.result(slow, 30)
         valid(r)
         F.check(r.ok and r.stdout == "late\n", f"the timed-out job's later result: {r}")
         step("client timeout, result later", t0)
+        # once its result is taken, the id is free again
+        r = c.run("print('again')", job_id=slow)
+        F.check(r.ok and r.stdout == "again\n", f"an id used again after its result: {r}")
 
     # -- a closed client sends nothing: it sent the job, then waited out the timeout and said
     # the broker had not acknowledged it (a caller retrying on that ran the job twice)
@@ -349,6 +356,31 @@ try:
             r = await a.result(slow, 30)
             F.check(r.ok and r.stdout == "async late\n", f"async timed-out job later: {r}")
             step("async 100 concurrent + timeout", t1)
+
+            # an await cancelled by asyncio.wait_for (the usual way to give up): the result was
+            # taken by the orphaned waiter and lost; result() later timed out
+            t1 = time.monotonic()
+            jid = f"cancel-{uuid.uuid4().hex[:8]}"
+            try:
+                await asyncio.wait_for(a.run("import time\ntime.sleep(1.5)\nprint('kept')",
+                                             job_id=jid), 0.5)
+                F.check(False, "async: wait_for did not time out")
+            except asyncio.TimeoutError:
+                pass
+            await asyncio.sleep(3)  # the result comes while nobody waits
+            try:
+                r = await a.result(jid, 20)
+                F.check(r.ok and r.stdout == "kept\n", f"async, after a cancelled await: {r}")
+            except JobTimeout as e:
+                F.check(False, f"async, a cancelled await lost its result: {e!r}")
+            # one id twice while the first is in flight: both calls got the first's output
+            dup = f"dup-{uuid.uuid4().hex[:8]}"
+            rs = await asyncio.gather(a.run("print('A')", job_id=dup),
+                                      a.run("print('B')", job_id=dup), return_exceptions=True)
+            F.check(sum(isinstance(x, ValueError) and "still awaited" in str(x) for x in rs) == 1
+                    and sum(isinstance(x, Exception) is False and x.stdout in ("A\n", "B\n")
+                            for x in rs) == 1, f"async, one id twice in flight: {rs}")
+            step("async cancel + duplicate id", t1)
 
     asyncio.run(async_part())
 

@@ -214,7 +214,7 @@ class Core:
             self._produce(job, value, on_done)
 
     def _produce(self, job: dict, value: bytes, on_done) -> None:
-        self.watch(job["id"])
+        self._claim(job["id"])
         try:
             for _ in range(200):  # the local queue is full only under a burst: wait up to ~10 s
                 try:
@@ -238,8 +238,15 @@ class Core:
             self.producer.poll(0.05)
 
     # -- results -------------------------------------------------------------------------
-    def watch(self, job_id: str) -> None:
+    def _claim(self, job_id: str) -> None:
+        """Watch a new job's id. An id this client still awaits or keeps a result for is
+        refused: two jobs under one id answer under one key, and the first result would go to
+        whichever call asked first (or the second overwrite the first)."""
         with self._lock:
+            if job_id in self._watched or job_id in self._arrived:
+                raise ValueError(f"job_id {job_id!r}: a job with this id is still awaited by "
+                                 f"this client (or its result not yet taken); use a new id, or "
+                                 f"forget({job_id!r}) first")
             self._watched.add(job_id)
 
     def forget(self, job_id: str) -> None:

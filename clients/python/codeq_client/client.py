@@ -105,7 +105,14 @@ class Client:
 
         got = self._core.take_or_wait(job_id, waiter)
         if got is None:
-            if not done.wait(timeout):
+            try:
+                arrived = done.wait(timeout)
+            except BaseException:  # KeyboardInterrupt: a result after it is kept, not lost
+                self._core.unwait(job_id, waiter)
+                if box and isinstance(box[0], Result):
+                    self._core.put_back(job_id, box[0])
+                raise
+            if not arrived:
                 self._core.unwait(job_id, waiter)
                 if not box:  # (it may have come between the wait and unwait)
                     raise JobTimeout(job_id, timeout, self._core.stray(job_id))
@@ -201,7 +208,14 @@ class AsyncClient:
 
         got = core.take_or_wait(job_id, waiter)
         if got is None:
-            await asyncio.wait({fut}, timeout=timeout)
+            try:
+                await asyncio.wait({fut}, timeout=timeout)
+            except BaseException:  # cancelled (asyncio.wait_for around run()): a result that
+                core.unwait(job_id, waiter)  # comes later is kept for result(), not lost
+                if fut.done() and isinstance(fut.result(), Result):
+                    core.put_back(job_id, fut.result())
+                fut.cancel()
+                raise
             if not fut.done():
                 core.unwait(job_id, waiter)
                 fut.cancel()
