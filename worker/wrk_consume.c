@@ -285,7 +285,9 @@ static void restart_fetch(wrk_worker *w, wrk_part *p, int64_t from)
  * the worker was idle, is stalled; no other worker can take its jobs while we hold it. The
  * one cause found (a pause that outlived a lost assignment, see wrk_rebalance.c) is fixed at
  * its source; this catches the class: resume, restart the fetch, and say so. Checked only
- * when idle, every STALL_CHECK_MS, with one watermark query per partition. */
+ * when idle, every STALL_CHECK_MS, with one watermark query per partition. Records are judged
+ * from the check that first saw them: on a partition idle for minutes, records produced just
+ * before a check were taken for a stall (nothing fetched for minutes) and the fetch restarted. */
 static void watchdog(wrk_worker *w, uint64_t *next)
 {
     uint64_t now = wrk_now_ms();
@@ -299,11 +301,20 @@ static void watchdog(wrk_worker *w, uint64_t *next)
             rd_kafka_query_watermark_offsets(w->k, p->topic, p->partition, &lo, &hi, 2000))
             continue;
         if (from < 0) from = lo; /* nothing committed or consumed: the fetch starts there */
-        if (hi <= from) continue;
+        if (hi <= from) {
+            p->waiting_seen = 0;
+            continue;
+        }
+        if (!p->waiting_seen || p->waiting_from != from || p->fetched_at >= p->waiting_seen) {
+            p->waiting_seen = now; /* first seen: a fetch has until the next check */
+            p->waiting_from = from;
+            continue;
+        }
         wrk_logx(WRK_LOG_WARN, "partition_stalled", NULL, "worker: %s [%d]: stalled: %lld records wait from offset %lld, none fetched for "
-                "%lu s%s; restarting its fetch (%s)",
+                "%lu s (%lu s since they were seen)%s; restarting its fetch (%s)",
                 p->topic, (int)p->partition, (long long)(hi - from), (long long)from,
-                (unsigned long)((now - p->fetched_at) / 1000), p->paused ? " (paused by us)" : "",
+                (unsigned long)((now - p->fetched_at) / 1000),
+                (unsigned long)((now - p->waiting_seen) / 1000), p->paused ? " (paused by us)" : "",
                 p->restarts % 2 == 0 ? "seek" : "unassign + assign");
         restart_fetch(w, p, from);
     }

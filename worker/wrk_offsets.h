@@ -73,6 +73,9 @@ typedef struct {
     size_t n, cap;
     bool paused;        /* paused by us (backpressure); only these are ever resumed */
     uint64_t fetched_at;/* monotonic ms of the last record (or of the assignment) */
+    uint64_t waiting_seen; /* the stall watchdog's first sight of records waiting from
+                              waiting_from with none fetched since; 0 none */
+    int64_t waiting_from;
     int restarts;       /* fetch restarts by the stall watchdog since the last record */
     int64_t fetch_from; /* where the worker last set the fetch (assignment, seek); -1 unknown */
     int64_t err_at;     /* offset of the last record error seen (wrk_lost.c); -1 none */

@@ -19,7 +19,11 @@ In both, every job must then be answered exactly once by that same worker proces
   reset    as marker, with two workers started with CODEQ_TEST_NO_START_QUERY: the worker's
            query for a fresh partition's start fails, so librdkafka resets the fetch itself
            (auto.offset.reset). The partition holding only the aborted transaction must be
-           committed at its end all the same (it was never committed: lag [0, 5])."""
+           committed at its end all the same (it was never committed: lag [0, 5]).
+  late     no hook: a worker idle past the stall watchdog's 30 s whose fetches the broker holds
+           up to 4 s (-X fetch.min.bytes, fetch.wait.max.ms), then jobs in four bursts 6 s
+           apart. A check that lands between a burst and its fetch must not call it a stall
+           (it did: "none fetched for 46 s", and restarted the fetch); every job answered."""
 import json
 import os
 import pathlib
@@ -36,7 +40,9 @@ F = Failures()
 kt.require_broker(NAME)
 CASES = {"stall": ("CODEQ_TEST_HIDDEN_PAUSE", "stalled:"),
          "dropout": ("CODEQ_TEST_NO_SUBSCRIBE", '"event":"group_stuck"'),
-         "marker": (None, None), "reset": ("CODEQ_TEST_NO_START_QUERY", None)}
+         "marker": (None, None), "reset": ("CODEQ_TEST_NO_START_QUERY", None),
+         "late": (None, None)}
+LATE_BURSTS = (36, 42, 48, 54)  # s after the worker's start: past STALL_MS (30 s)
 MARKERS = ("marker", "reset")
 IDLE_S = 45  # past STALL_MS and IDLE_MS (30 s) and a check of each (5 s)
 
@@ -76,7 +82,9 @@ try:
         s = setups[case] = kt.Setup(f"{NAME}-{case}", 2)
         if hook:
             os.environ[hook] = "1"
-        workers[case] = s.start("w1", "--slots", "2")
+        slow_fetch = ["-X", "fetch.min.bytes=10000000", "-X", "fetch.wait.max.ms=4000"]
+        workers[case] = s.start("w1", "--slots", "2", *(slow_fetch if case == "late" else []))
+        started = time.monotonic()
         if case in MARKERS:
             s.start("w2", "--slots", "1")
         if case == "marker":
@@ -86,6 +94,9 @@ try:
         ids[case] = [f"{case}-{i}" for i in range(10)]
         if case in MARKERS:
             produce_in_transactions(s, ids[case])
+        elif case == "late":
+            ids[case] = [f"late-{i}" for i in range(2 * len(LATE_BURSTS))]
+            late = {"s": s, "t0": started, "sent": 0}
         else:
             s.produce_jobs([{"id": i, "code": f"print('{i}')"} for i in ids[case]])
     t0 = time.monotonic()
@@ -94,6 +105,11 @@ try:
     while time.monotonic() - t0 < 180 and (len(done) < len(CASES) or any(
             time.monotonic() - done[m] < IDLE_S for m in MARKERS)):
         time.sleep(1)
+        burst = late["sent"] // 2
+        if burst < len(LATE_BURSTS) and time.monotonic() - late["t0"] >= LATE_BURSTS[burst]:
+            late["s"].produce_jobs([{"id": i, "code": f"print('{i}')"}
+                                    for i in ids["late"][burst * 2:burst * 2 + 2]])
+            late["sent"] += 2
         for c in CASES:
             if c in done:
                 continue
@@ -108,6 +124,11 @@ try:
             print(f"{NAME}: {case}: {len(got[case])} of {len(ids[case])} answered after "
                   f"{took:.0f} s; {log.count(said)} reports of it", flush=True)
             F.check(said in log, f"{case}: the worker never reported it ({said})")
+        elif case == "late":
+            print(f"{NAME}: {case}: {len(got[case])} of {len(ids[case])} answered in "
+                  f"{late['sent'] // 2} bursts", flush=True)
+            F.check(late["sent"] == len(ids[case]) and "stalled:" not in log,
+                    f"{case}: records fetched a few seconds after they came called a stall")
         else:
             false = ["stalled:", '"event":"group_stuck"']
             behind = lag(s)
