@@ -173,6 +173,15 @@ try:
                 f"limit given as 2500.0: {r.status} {r.raw.get('limits')}")
         F.check(raises(ValueError, c.submit, "print(1)", limits={"wall_ms": 2500.5}) is not None,
                 "a limit with a fraction was not refused before sending")
+        # each limit's least value, as the job schema has it: below it, refused before sending
+        # (pids=1 or open_files=5 were sent, and answered invalid)
+        from codeq_client import job as cjob
+        least = {k: v.get("minimum") for k, v in json.loads((SRC / "schemas" / "job.schema.json")
+                 .read_text())["$defs"]["limits"]["properties"].items()}
+        F.check(cjob.LIMITS == least, f"the client's least limits {cjob.LIMITS} != the schema's {least}")
+        below = [k for k, m in least.items() if m > 1 and raises(ValueError, c.submit, "print(1)",
+                                                                limits={k: m - 1}) is None]
+        F.check(not below, f"limits below their least value sent: {below}")
         # what the worker would answer invalid: refused before sending
         F.check(raises(ValueError, c.submit, "print(1)\0") is not None,
                 "code with a NUL character was not refused before sending")
@@ -275,6 +284,20 @@ try:
     e = raises(CodeqError, c.run, "print('after close')", timeout=20)
     F.check(e is not None and "client closed" in str(e) and time.monotonic() - t1 < 5,
             f"run on a closed client: {e!r} after {time.monotonic() - t1:.1f} s")
+
+    # -- no broker at the address: CodeqError, and librdkafka's lines go to Python logging
+    # (they were written to the process's stderr, about 20 a second), shown once logging is set
+    probe = ("import logging, sys\nsys.path.insert(0, sys.argv[1])\n"
+             "from codeq_client import Client, CodeqError\n"
+             "if sys.argv[2] == 'log': logging.basicConfig(format='LOG %(name)s %(message)s')\n"
+             "try:\n    Client('127.0.0.1:1', start_timeout=3)\n"
+             "except CodeqError as e:\n    print('CodeqError', e)\n")
+    runs = {m: subprocess.run([sys.executable, "-c", probe, str(SRC / "clients" / "python"), m],
+                              capture_output=True, text=True, timeout=60) for m in ("quiet", "log")}
+    q, lg = runs["quiet"], runs["log"]
+    F.check(q.stdout.startswith("CodeqError codeq: brokers 127.0.0.1:1") and not q.stderr
+            and "LOG codeq_client.kafka" in lg.stderr and "%3|" not in lg.stderr,
+            f"no broker: quiet {q.stdout!r} {q.stderr[-300:]!r}; with logging {lg.stderr[-300:]!r}")
 
     # -- a misspelt jobs topic fails at once (the client never creates it)
     e = raises(CodeqError, Client, kt.BROKERS, jobs_topic=s.topics["jobs"] + "-typo",

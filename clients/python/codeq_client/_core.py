@@ -41,7 +41,9 @@ def conf_key(k: str) -> str:
 
 def kafka_conf(bootstrap: str, conf: dict) -> dict:
     """librdkafka settings; a keyword like security_protocol means security.protocol."""
-    out = {"bootstrap.servers": bootstrap}
+    # librdkafka's own log (a broker that refuses connections: a line every few hundred ms)
+    # goes to Python logging, as a library's should, not straight to the process's stderr
+    out = {"bootstrap.servers": bootstrap, "logger": logging.getLogger("codeq_client.kafka")}
     out.update({conf_key(k): str(v).lower() if isinstance(v, bool) else v for k, v in conf.items()})
     return out
 
@@ -113,7 +115,12 @@ class Core:
     # -- start-up ------------------------------------------------------------------------
     def _drop_handles(self) -> None:
         """A start that failed: its handles go now, not when the exception (whose traceback
-        holds this half-made Core) is collected; they would go on connecting until then."""
+        holds this half-made Core) is collected; they would go on connecting until then.
+        librdkafka's log lines (why it could not connect) reach the logger only when a handle
+        is polled: once now, before they are dropped."""
+        for h in (self.producer, self.consumer):
+            if h is not None:
+                h.poll(0)
         if self.consumer is not None:
             self.consumer.close()
         self.consumer = self.producer = None

@@ -12,9 +12,12 @@ import re
 import uuid
 from typing import Any, Mapping, Optional, Union
 
-LIMITS = frozenset({"wall_ms", "cpu_ms", "memory_mb", "pids", "output_bytes", "file_mb",
-                    "open_files", "tmpfs_mb", "artifact_files", "artifact_bytes", "io_read_bps",
-                    "io_write_bps", "io_read_iops", "io_write_iops"})
+# Each limit's least value (schemas/job.schema.json, sandbox/sbx_limits.c): below it no job
+# can run, and the worker answers invalid. The most is the operator's (--limit-max).
+LIMITS = {"wall_ms": 1, "cpu_ms": 1, "memory_mb": 1, "pids": 2, "output_bytes": 1, "file_mb": 1,
+          "open_files": 16, "tmpfs_mb": 1, "artifact_files": 1, "artifact_bytes": 1,
+          "io_read_bps": 4194304, "io_write_bps": 4194304, "io_read_iops": 100,
+          "io_write_iops": 100}
 # The worker's limits (worker/worker.h, worker/wrk_files.c, sandbox/sbx_files.c), in UTF-8 bytes
 MAX_CODE = 256 * 1024
 MAX_STDIN = 1024 * 1024
@@ -195,6 +198,8 @@ def _limits(limits: Mapping[str, int]) -> dict:
             v = int(v)
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"limit {k} must be a positive integer, not {v!r}")
+        if v < LIMITS[k]:
+            raise ValueError(f"limit {k} is at least {LIMITS[k]}, not {v}")
         out[k] = v
     return out
 
