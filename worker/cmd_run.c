@@ -126,9 +126,13 @@ static void print_human(const json_t *r)
     }
     /* the files the program left: named here, their content with --json */
     const json_t *arts = json_object_get(r, "artifacts");
-    if (json_array_size(arts) || json_is_true(json_object_get(r, "artifacts_truncated")))
+    bool cut = json_is_true(json_object_get(r, "artifacts_truncated"));
+    if (json_array_size(arts))
         printf("%s--- artifacts%s (contents with --json) ---\n", open_line ? "\n" : "",
-               json_is_true(json_object_get(r, "artifacts_truncated")) ? " (some left out)" : "");
+               cut ? " (some left out)" : "");
+    else if (cut) /* a header with nothing under it said nothing */
+        printf("%s--- artifacts: none kept, the files left are over limits.artifact_files or "
+               "artifact_bytes ---\n", open_line ? "\n" : "");
     json_array_foreach(arts, i, f) {
         long long bytes = json_integer_value(json_object_get(f, "bytes"));
         put_job_text(json_object_get(f, "path"), tty);

@@ -227,17 +227,22 @@ static bool compressed(const wrk_kafka_opts *o)
     return v && strcmp(v, "none") != 0;
 }
 
+/* A job sent alone: one record in its batch, no headers. The batch's header (61 bytes) and
+ * the record's varints (at most 36) take this much beside key and value; the worker's
+ * WRK_RECORD_OVERHEAD (2048) also covers a result's headers, and refused jobs the topic takes
+ * (a 100-byte job on a topic of max.message.bytes 1000 was "up to 0"). */
+enum { SUBMIT_FRAMING = 128 };
+
 /* Whether job j's record (key and value) fits a limit of `limit` bytes, less the record's
  * framing; if not, says so for `file`: `who` takes at most what (its `setting`). */
 static bool fits(const sub_job *j, const char *file, size_t limit, const char *who,
                  const char *setting)
 {
     size_t size = j->len + strlen(j->id);
-    if (size + WRK_RECORD_OVERHEAD <= limit) return true;
+    if (size + SUBMIT_FRAMING <= limit) return true;
     fprintf(stderr, "codeq: submit: %s: its job is a record of %zu bytes; %s takes records of "
             "up to %zu (%s %zu, less %d for the record's framing)\n", file, size, who,
-            limit > WRK_RECORD_OVERHEAD ? limit - WRK_RECORD_OVERHEAD : 0, setting, limit,
-            WRK_RECORD_OVERHEAD);
+            limit > SUBMIT_FRAMING ? limit - SUBMIT_FRAMING : 0, setting, limit, SUBMIT_FRAMING);
     return false;
 }
 

@@ -230,7 +230,6 @@ static int decode_fields(json_t *root, const wrk_config *c, wrk_job *job, char *
     if (memchr(job->code, '\0', job->code_len))
         return fail(why, whylen, "%s", "code contains a NUL character (\\u0000), which Python "
                     "source cannot");
-    wrk_sha256_hex(job->code, job->code_len, job->code_sha256);
 
     json_t *in = json_object_get(root, "stdin");
     if (in && !json_is_string(in)) return fail(why, whylen, "%s", "stdin must be a string");
@@ -416,6 +415,11 @@ int wrk_job_decode(const char *buf, size_t len, const wrk_config *c, wrk_job *jo
     }
     job->root = root;
     job->id = json_string_value(id);
+    /* Before any other check: a job refused for another field (unknown, its reply_to, a key
+     * twice) still names the code it carried, in its answer and its audit events. */
+    json_t *code = json_object_get(root, "code");
+    if (json_is_string(code))
+        wrk_sha256_hex(json_string_value(code), json_string_length(code), job->code_sha256);
     if (reread) {
         /* Answered on its reply_to all the same (a string the re-read left as it was); its
          * metadata may be where the re-read changed the text, so it is not echoed. */

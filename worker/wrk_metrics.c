@@ -113,6 +113,11 @@ void wrk_metrics_init(const wrk_config *c)
                                                   "dead_letter"};
     for (size_t i = 0; i < sizeof worker_statuses / sizeof worker_statuses[0]; i++)
         lc_add(&m.jobs, worker_statuses[i], 0);
+    /* as the statuses: an alert on the first lost assignment (docs/operations.md) needs the
+     * series at 0 before it */
+    lc_add(&m.rebalances, "assign", 0);
+    lc_add(&m.rebalances, "revoke", 0);
+    lc_add(&m.rebalances, "lost", 0);
     m.idle_topic = 1;
     snprintf(m.jobs_topic, sizeof m.jobs_topic, "%s", c->kafka.jobs_topic);
     pthread_mutex_unlock(&mu);

@@ -92,16 +92,34 @@ static void start_claimed(wrk_worker *w)
     }
 }
 
+/* A claim comes before the job is decoded (by its task): its id is read here, for the log
+ * line that names it; "" if the record has none (it will be answered invalid or dead-lettered).
+ * Reruns are rare, so the extra parse is too. */
+static void claimed_id(const wrk_worker *w, const wrk_entry *e, char *out, size_t n)
+{
+    wrk_job job;
+    char why[256];
+    out[0] = '\0';
+    if (e->msg->err || !e->msg->payload || (w->record_max && e->msg->len > w->record_max)) return;
+    wrk_job_decode(e->msg->payload, e->msg->len, w->c, &job, why, sizeof why);
+    if (job.id) snprintf(out, n, "%s", job.id);
+    wrk_job_free(&job);
+}
+
 /* A job that runs again where it may have run before, and one stopped here to run again at
- * the partition's next owner: said, as an operator reading the logs after a crash expects.
- * A claim comes before the job is decoded: it is named by where it is. */
+ * the partition's next owner: said, as an operator reading the logs after a crash expects. */
 static void say_rerun(const wrk_worker *w, const wrk_part *p, const wrk_entry *e, bool stopped)
 {
+    char claimed[1100];
     const char *id = e->task ? wrk_task_job_id(e->task) : NULL;
+    if (!id) {
+        claimed_id(w, e, claimed, sizeof claimed);
+        id = claimed[0] ? claimed : NULL;
+    }
     wrk_log_ctx ctx = {id, p->topic, p->partition, e->offset};
-    char what[400];
-    snprintf(what, sizeof what, "worker %s: the job %s%s%s at %s [%d] offset %lld",
-             w->c->worker_id, id ? "'" : "", id ? id : "", id ? "'" : "", p->topic,
+    char what[1500];
+    snprintf(what, sizeof what, "worker %s: the job%s%s%s at %s [%d] offset %lld",
+             w->c->worker_id, id ? " '" : "", id ? id : "", id ? "'" : "", p->topic,
              (int)p->partition, (long long)e->offset);
     if (stopped)
         wrk_logx(WRK_LOG_WARN, "job_abandoned", &ctx, "%s was stopped unfinished as the "

@@ -319,7 +319,7 @@ try:
                "big.py: larger than 262144 bytes", "nothing was sent")
     sends_none("submit of a record over the jobs topic's limit",
                ["--timeout", "5", *tight_args, "--stdin", str(tmpd / "in.txt"), str(small)],
-               f"the jobs topic {tight} takes records of up to 47952 (max.message.bytes 50000")
+               f"the jobs topic {tight} takes records of up to 49872 (max.message.bytes 50000")
     # -t 1 leaves the limit's read no time of --timeout's: it has a budget of its own (it was
     # skipped, and the job that fitted was sent before the broker refused the other)
     sends_none("submit -t 1 of a record over the jobs topic's limit",
@@ -361,6 +361,15 @@ try:
             and "may have been sent" not in err and len(keys(tight)) == before,
             f"submit interrupted in its set-up: rc {sub.returncode} {err[-400:]!r}, "
             f"{len(keys(tight)) - before} jobs on the topic")
+    # ... and a record the topic takes is sent, within 128 bytes of its limit (2048 bytes less
+    # than the limit were kept for framing: jobs the topic takes were refused)
+    near = tmpd / "near.txt"
+    near.write_text("c" * 49600)
+    before = len(keys(tight))
+    p = run(["submit", "-b", BROKERS, "--timeout", "2", *tight_args, "--stdin", str(near),
+             str(small)], timeout=60)
+    F.check(p.returncode == 1 and "1 job sent" in p.stderr and len(keys(tight)) == before + 1,
+            f"submit of a record near the topic's limit: rc {p.returncode} {p.stderr[-300:]!r}")
     shutil.rmtree(tmpd, ignore_errors=True)
     # A reply topic that is codeq's jobs topic is refused: the job itself was read back as its
     # "result" (printed with status (null), exit 0), and the worker's invalid was never seen.

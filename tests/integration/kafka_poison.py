@@ -57,6 +57,9 @@ try:
     F.check(len(reruns) == 3 and "started 1 time before" in reruns[0]
             and "(start 3 of at most 3)" in reruns[1] and "not run again" in reruns[2],
             f"the pill's starts after a crash, logged: {[r[-160:] for r in reruns]}")
+    # ... naming the job (the line said "the job  at ..." without its id: it is not decoded yet)
+    F.check(all('"job_id":"poison-pill"' in r and "the job 'poison-pill' at" in r
+                for r in reruns), f"job_rerun lines without the job's id: {[r[:300] for r in reruns]}")
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"),
                                      ["poison-pill"] + [f"poison-after-{i}" for i in range(5)])
     F.check(not lost and not dup, f"lost {lost} dup {dup}")

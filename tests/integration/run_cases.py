@@ -4,6 +4,7 @@ Every result (and, with --audit, every audit event) is validated against schemas
 python3-jsonschema. Cases are bounded by their own limits (scaled in the emulated guest); the
 whole file runs in ~20 s."""
 import json
+import os
 import pathlib
 import sys
 
@@ -147,6 +148,14 @@ p = run(["run", "--policy", "data", "--input", f"data.csv={csv}",
          str(SRC / "tests" / "cases" / "ok_files.py")], timeout=60)
 F.check(p.returncode == 0 and "--- artifacts (contents with --json) ---\nreport.txt (17 bytes)\n"
         in p.stdout, f"ok_files without --json: rc {p.returncode} {p.stdout[-300:]!r}")
+# files the program left, none kept (over artifact_bytes): said so, not an empty list
+big = pathlib.Path(f"/tmp/codeq-run-cases-{os.getpid()}-big_artifact.py")
+big.write_text("open('big.bin', 'wb').write(b'x' * 2_000_000)\n")
+p = run(["run", "--policy", "data", *SCALED, str(big)], timeout=60)
+big.unlink()
+F.check(p.returncode == 0 and p.stdout.endswith("--- artifacts: none kept, the files left are over "
+        "limits.artifact_files or artifact_bytes ---\n"), f"an artifact over the limit, without "
+        f"--json: rc {p.returncode} {p.stdout[-300:]!r}")
 r, ev = expect("ok_hello.py", "invalid", "--input", f"../escape={csv}")
 F.check("files[0].path" in r["message"], f"bad input path: message {r['message']!r}")
 

@@ -648,6 +648,28 @@ static void test_log_escapes(void **st)
                                                     (unsigned char)buf[i], buf);
 }
 
+/* A job refused for a field other than its code still names the code it carried (the hash
+ * was taken only after every check before the code's own had passed: null). */
+static void test_refused_keeps_code_hash(void **st)
+{
+    (void)st;
+    const char *const jobs[] = {
+        "{\"id\":\"a\",\"code\":\"print(1)\",\"limit\":{}}",
+        "{\"id\":\"a\",\"code\":\"print(1)\",\"reply_to\":\"codeq.jobs\"}",
+        "{\"id\":\"a\",\"code\":\"print(1)\",\"stdin\":\"x\",\"stdin\":\"y\"}",
+        "{\"id\":\"a\",\"code\":\"print(1)\",\"limits\":{\"wall_ms\":0}}",
+    };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        wrk_job j;
+        char why[256] = "";
+        assert_int_equal(decode(jobs[i], &j, why), -1);
+        if (strcmp(j.code_sha256,
+                   "d287bb7f9d15abdc5b6e98536263815744b6ef21c8f3c839fc434ca70d8efe99"))
+            fail_msg("%s (%s): code_sha256 '%s'", jobs[i], why, j.code_sha256);
+        wrk_job_free(&j);
+    }
+}
+
 static void test_sha256(void **st)
 {
     (void)st;
@@ -681,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_log_escapes),
         cmocka_unit_test(test_sha256),
+        cmocka_unit_test(test_refused_keeps_code_hash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,8 @@ static void test_health_and_readiness(void **state)
     assert_has(zero, "codeq_jobs_total{status=\"timeout\"} 0\n");
     assert_has(zero, "codeq_jobs_total{status=\"seccomp_violation\"} 0\n");
     assert_has(zero, "codeq_jobs_total{status=\"expired\"} 0\n");
+    assert_has(zero, "codeq_rebalances_total{kind=\"lost\"} 0\n");
+    assert_has(zero, "codeq_rebalances_total{kind=\"revoke\"} 0\n");
     free(zero);
     assert_true(wrk_metrics_healthy(why, sizeof why)); /* starting */
     assert_false(wrk_metrics_ready(why, sizeof why));
