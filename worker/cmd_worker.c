@@ -375,6 +375,7 @@ static int check_worker_id(const char *id, const char *name, const cli_args *a)
 static int start_and_run(wrk_config *c)
 {
     char err[1024];
+    c->started_ms = wrk_now_ms();
     wrk_metrics_starting("reading the topics' configuration from %s", c->kafka.brokers);
     int fit = fit_limits(c);
     if (fit < 0) return fit == -2 ? 1 : 2; /* a missing topic: it cannot start; a bad setting */

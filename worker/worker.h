@@ -63,6 +63,8 @@ typedef struct {
     int health_commit_ms;       /* ... or when one commit has been in flight this long */
     int host_fault_ms;          /* a host that cannot run a trivial job this long: stop, exit 4 */
     bool audit_code_full;       /* --audit-code full: the received event keeps the code text */
+    uint64_t started_ms;        /* monotonic ms the worker's start began: its 5 min budget
+                                 * counts from here, topic reads before the broker included */
     bool internal_paths;        /* an internal error's host paths in the result too: only where
                                  * the caller is the operator (`codeq run`) */
 } wrk_config;

@@ -447,12 +447,13 @@ static rd_kafka_t *new_producer(wrk_committer *cm, char *err, size_t errlen)
     return p;
 }
 
-/* init_transactions, repeated while it fails retriably: at start for up to budget_ms, and
- * not once a stop is asked for (short calls, resumed, so that it is seen within seconds); with
- * budget_ms 0 (a rebuild) until the committer gives up. 0 or -1 with err. */
+/* init_transactions, repeated while it fails retriably: at start for up to budget_ms from the
+ * worker's start (c->started_ms; the reads before it count), and not once a stop is asked for
+ * (short calls, resumed, so that it is seen within seconds); with budget_ms 0 (a rebuild)
+ * until the committer gives up. 0 or -1 with err. */
 static int init_txn(wrk_committer *cm, uint64_t budget_ms, char *err, size_t errlen)
 {
-    uint64_t t0 = wrk_now_ms();
+    uint64_t t0 = budget_ms && cm->c->started_ms ? cm->c->started_ms : wrk_now_ms();
     for (int i = 0;; i++) {
         rd_kafka_error_t *e = rd_kafka_init_transactions(cm->p, INIT_CALL_MS);
         if (!e) return 0;
