@@ -92,6 +92,8 @@ static void print_line(json_t *ev)
     put_fact(ev, "signal", "signal", 20);
     put_fact(ev, "isolation", "isolation", 20);
     put_fact(ev, "findings", "findings", 0);
+    put_fact(ev, "starts_before", "starts_before", 0); /* rerun */
+    put_fact(ev, "started_at", "started", 30);          /* abandoned */
     put_fact(ev, "code_sha256", "code", 12); /* enough to tell codes apart by eye */
     put_fact(ev, "reason", "reason", 120);
     json_t *c = json_object_get(ev, "chain");

@@ -140,6 +140,10 @@ bool wrk_task_dead_letter(const wrk_task *t, const char **why);
 bool wrk_task_sandbox_failed(wrk_task *t, bool *unstarted, const char **why);
 /* The job's id once decoded, else NULL. */
 const char *wrk_task_job_id(const wrk_task *t);
+/* The audit event of a run stopped unfinished by its worker (a stop's or a drain's end): when
+ * it started and why it ends so; NULL for a record without a job id. The job runs again at
+ * the partition's next owner: without the event, nothing of this run would be on record. */
+json_t *wrk_task_abandoned_event(const wrk_task *t, const char *why);
 /* A record the consumer could not hand over (e.g. a batch that fails to decompress): a
  * dead-lettered task with the error as its reason, so its partition moves on. buf NULL: its
  * bytes are not known, and its audit event's code_sha256 is null. */

@@ -72,6 +72,7 @@ struct wrk_committer {
     /* the batch: filled by the main thread while C_IDLE, owned by the committer until C_ENDED */
     batch_item *items;
     size_t nitems, capitems;
+    json_t *extra;          /* audit events of no finished job (wrk_commit_later); NULL none */
     rd_kafka_topic_partition_list_t *offsets;
     rd_kafka_consumer_group_metadata_t *group; /* the last the consumer gave (wrk_commit_group) */
     bool committed;
@@ -338,6 +339,19 @@ static void hold_for_test(wrk_committer *cm)
     cm->test_hold_ms = 0;
 }
 
+/* The batch's audit events of no finished job, older than its results. Small and fixed in
+ * shape (no output, no code), so the broker has no reason of the job's own to refuse one. */
+static int produce_extra(wrk_committer *cm)
+{
+    char err[512];
+    if (!cm->extra) return 0;
+    if (wrk_publish_audit(cm->p, cm->c, &(wrk_outcome){.audit = cm->extra}, NULL, NULL, err,
+                          sizeof err) == 0)
+        return 0;
+    wrk_logx(WRK_LOG_WARN, "publish_error", NULL, "worker: %s (aborting the transaction)", err);
+    return 1;
+}
+
 /* The whole transaction: true if committed. After an abort the batch goes again later. */
 static bool run_batch(wrk_committer *cm)
 {
@@ -357,7 +371,7 @@ static bool run_batch(wrk_committer *cm)
     }
     cm->txn_began = wrk_now_ms();
     wrk_publish_txn_begin();
-    int rc = 0;
+    int rc = produce_extra(cm);
     for (size_t i = 0; i < cm->nitems; i++) cm->items[i].cut_back = false;
     for (size_t i = 0; i < cm->nitems && rc == 0; i++)
         if (produce_one(cm, &cm->items[i]) < 0) rc = 1;
@@ -592,6 +606,7 @@ void wrk_committer_free(wrk_committer *cm)
     }
     if (cm->p) rd_kafka_destroy(cm->p);
     if (cm->group) rd_kafka_consumer_group_metadata_destroy(cm->group);
+    json_decref(cm->extra);
     free(cm->items);
     pthread_mutex_destroy(&cm->mu);
     pthread_cond_destroy(&cm->cv);
@@ -660,7 +675,31 @@ static bool fill_batch(wrk_worker *w)
         memcpy(t->metadata, md, mdn);
         t->metadata_size = mdn;
     }
+    cm->extra = w->audit_extra; /* the committer's now; given back if the batch is not */
+    w->audit_extra = NULL;
     return true;
+}
+
+/* A batch's extra events that did not commit go before any added since. */
+static void extra_back(wrk_worker *w)
+{
+    wrk_committer *cm = w->cm;
+    if (!cm->extra) return;
+    if (w->audit_extra) {
+        json_array_extend(cm->extra, w->audit_extra);
+        json_decref(w->audit_extra);
+    }
+    w->audit_extra = cm->extra;
+    cm->extra = NULL;
+}
+
+void wrk_commit_later(wrk_worker *w, json_t *ev)
+{
+    if (!ev) return;
+    if (!w->audit_extra) w->audit_extra = json_array();
+    if (!w->audit_extra || json_array_append_new(w->audit_extra, ev) < 0)
+        wrk_logx(WRK_LOG_ERROR, "audit_lost", NULL, "worker: out of memory keeping an audit "
+                 "event of job %s", json_string_value(json_object_get(ev, "job_id")));
 }
 
 rd_kafka_consumer_group_metadata_t *wrk_commit_group(wrk_committer *cm, rd_kafka_t *k)
@@ -680,6 +719,7 @@ static void batch_drop(wrk_worker *w)
         wrk_part_batch_end(w->parts[i], false, wrk_entry_release);
     rd_kafka_topic_partition_list_destroy(w->cm->offsets);
     w->cm->offsets = NULL;
+    extra_back(w);
 }
 
 void wrk_commit_send(wrk_worker *w)
@@ -738,9 +778,12 @@ static void apply(wrk_worker *w)
     w->dead_given_up = cm->dead_given_up;
     if (cm->committed) {
         w->commits++;
+        json_decref(cm->extra);
+        cm->extra = NULL;
     } else {
         w->aborts++;
         w->retry_at = wrk_now_ms() + ABORT_BACKOFF_MS;
+        extra_back(w);
     }
     rd_kafka_topic_partition_list_destroy(cm->offsets);
     cm->offsets = NULL;

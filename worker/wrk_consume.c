@@ -512,6 +512,12 @@ int wrk_worker_loop(const wrk_config *c)
     }
     free(w.parts);
     free(w.limbo);
+    if (json_array_size(w.audit_extra)) /* no commit came after them: a lost partition's */
+        wrk_logx(WRK_LOG_WARN, "audit_uncommitted", NULL, "worker %s: %zu audit event%s of "
+                 "runs that answered nothing (abandoned, rerun) not committed: no commit came "
+                 "after them", c->worker_id, json_array_size(w.audit_extra),
+                 wrk_s((long long)json_array_size(w.audit_extra)));
+    json_decref(w.audit_extra);
     wrk_stop_step("the producer's close");
     wrk_committer_free(w.cm);
     if (w.fatal) wrk_logx(WRK_LOG_ERROR, "fatal", NULL, "%s", w.why);

@@ -234,6 +234,17 @@ wrk_task *wrk_task_start(const wrk_config *c, const char *buf, size_t len, const
     return t;
 }
 
+json_t *wrk_task_abandoned_event(const wrk_task *t, const char *why)
+{
+    if (!t->job.id || t->dead) return NULL;
+    const char *sha = t->job.code_sha256[0] ? t->job.code_sha256 : NULL;
+    json_t *e = wrk_audit_event("abandoned", t->job.id, t->c->worker_id, sha, &t->src);
+    json_t *at = t->r ? json_object_get(t->r, "started_at") : NULL;
+    if (json_is_string(at)) json_object_set(e, "started_at", at);
+    json_object_set_new(e, "reason", wrk_json_text(why));
+    return e;
+}
+
 sbx_proc *wrk_task_proc(const wrk_task *t)
 {
     return t->proc;

@@ -95,27 +95,47 @@ static void start_claimed(wrk_worker *w)
 /* A claim comes before the job is decoded (by its task): its id is read here, for the log
  * line that names it; "" if the record has none (it will be answered invalid or dead-lettered).
  * Reruns are rare, so the extra parse is too. */
-static void claimed_id(const wrk_worker *w, const wrk_entry *e, char *out, size_t n)
+static void claimed_id(const wrk_worker *w, const wrk_entry *e, char *out, size_t n,
+                       char sha[65])
 {
     wrk_job job;
     char why[256];
-    out[0] = '\0';
+    out[0] = sha[0] = '\0';
     if (e->msg->err || !e->msg->payload || (w->record_max && e->msg->len > w->record_max)) return;
     wrk_job_decode(e->msg->payload, e->msg->len, w->c, &job, why, sizeof why);
     if (job.id) snprintf(out, n, "%s", job.id);
+    memcpy(sha, job.code_sha256, 65);
     wrk_job_free(&job);
+}
+
+/* The audit trail's record of starts that answered nothing (the worker died in them, or let
+ * them go): counted in the partition's commits, said once the job runs again, in the commit of
+ * its claim. */
+static void audit_rerun(wrk_worker *w, const wrk_part *p, const wrk_entry *e, const char *id,
+                        const char *sha)
+{
+    wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
+    json_t *ev = wrk_audit_event("rerun", id, w->c->worker_id, sha[0] ? sha : NULL, &src);
+    json_object_set_new(ev, "starts_before", json_integer(e->attempts - 1));
+    json_object_set_new(ev, "reason", json_string(
+        e->attempts > w->c->max_attempts
+            ? "started before without finishing, as many times as --max-attempts allows: "
+              "not run again, answered internal_error"
+            : "started before without finishing (its worker died or let it go): runs again"));
+    wrk_commit_later(w, ev);
 }
 
 /* A job that runs again where it may have run before, and one stopped here to run again at
  * the partition's next owner: said, as an operator reading the logs after a crash expects. */
-static void say_rerun(const wrk_worker *w, const wrk_part *p, const wrk_entry *e, bool stopped)
+static void say_rerun(wrk_worker *w, const wrk_part *p, const wrk_entry *e, bool stopped)
 {
-    char claimed[1100];
+    char claimed[1100], sha[65] = "";
     const char *id = e->task ? wrk_task_job_id(e->task) : NULL;
     if (!id) {
-        claimed_id(w, e, claimed, sizeof claimed);
+        claimed_id(w, e, claimed, sizeof claimed, sha);
         id = claimed[0] ? claimed : NULL;
     }
+    if (!stopped && e->suspect && id) audit_rerun(w, p, e, id, sha);
     wrk_log_ctx ctx = {id, p->topic, p->partition, e->offset};
     char what[1500];
     snprintf(what, sizeof what, "worker %s: the job%s%s%s at %s [%d] offset %lld",
@@ -248,6 +268,9 @@ void wrk_slots_abandon(wrk_worker *w, wrk_part *p)
         if (e->state == WRK_E_RUNNING) {
             w->running--;
             say_rerun(w, p, e, true);
+            wrk_commit_later(w, wrk_task_abandoned_event(
+                e->task, "stopped unfinished by its worker as the partition went (a stop's or "
+                "a revoke's drain ran out): it runs again at the partition's next owner"));
         }
         if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
             /* stopped by us, not by the job: this start does not count against it */

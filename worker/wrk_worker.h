@@ -64,6 +64,8 @@ typedef struct {
     size_t record_max;      /* the consumer's receive.message.max.bytes */
     uint64_t probe_ms;      /* a probe into a batch that cannot be decoded unanswered this long
                              * went past it (wrk_lost.c) */
+    json_t *audit_extra;    /* audit events of runs that answered nothing (abandoned, rerun),
+                             * for the next commit (wrk_commit_later); NULL: none */
 } wrk_worker;
 
 /* wrk_commit.c: the producer's delivery-report and error callbacks (opaque: the committer). */
@@ -123,6 +125,9 @@ void wrk_commit_send(wrk_worker *w);
 void wrk_commit_collect(wrk_worker *w, bool wait);
 void wrk_commit_flush(wrk_worker *w);
 bool wrk_commit_busy(const wrk_worker *w);
+/* An audit event of no finished job (ev is taken): it goes in the next transaction the worker
+ * commits, before that batch's results, and is kept for the one after when that aborts. */
+void wrk_commit_later(wrk_worker *w, json_t *ev);
 /* For loops that wait on running jobs (a revoke's drain, a stop's grace), after a collect:
  * sends a commit when work waits for it, at once for a job waiting to start (a claim, a kept
  * partition's lease), within the commit interval for answers. Never for the hand-over alone:

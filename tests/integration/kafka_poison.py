@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import Failures  # noqa: E402
+from codeq_test import AUDIT, Failures, schema_errors  # noqa: E402
 import kafka_test as kt  # noqa: E402
 
 NAME = "poison"
@@ -60,6 +60,14 @@ try:
     # ... naming the job (the line said "the job  at ..." without its id: it is not decoded yet)
     F.check(all('"job_id":"poison-pill"' in r and "the job 'poison-pill' at" in r
                 for r in reruns), f"job_rerun lines without the job's id: {[r[:300] for r in reruns]}")
+    # ... and on the audit trail (the starts that crashed were in no event but the finish's count)
+    audit = s.read("audit")
+    reruns = [e for e in audit if e["event"] == "rerun" and e["job_id"] == "poison-pill"]
+    F.check([e.get("starts_before") for e in reruns] == [1, 2, 3]
+            and all(e.get("code_sha256") and e["source"]["offset"] == 0 for e in reruns)
+            and "not run again" in reruns[-1]["reason"]
+            and not [schema_errors(AUDIT, e) for e in reruns if schema_errors(AUDIT, e)],
+            f"rerun audit events of the pill: {reruns}")
     lost, dup, bad = kt.exactly_once(s.read("results"), s.read("audit"),
                                      ["poison-pill"] + [f"poison-after-{i}" for i in range(5)])
     F.check(not lost and not dup, f"lost {lost} dup {dup}")

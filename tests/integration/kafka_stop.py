@@ -35,7 +35,8 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from codeq_test import BIN, WORKER_ISOLATION_ARGS, Failures, free_port, http_get  # noqa: E402
+from codeq_test import (AUDIT, BIN, WORKER_ISOLATION_ARGS, Failures, free_port, http_get,  # noqa: E402
+                        schema_errors)
 import kafka_test as kt  # noqa: E402
 
 NAME = "stop"
@@ -251,6 +252,15 @@ def drain_case():
     cut = [ln for ln in log.read_text(errors="replace").splitlines()
            if '"event":"job_abandoned"' in ln and "drain-long-" in ln]
     F.check(len(cut) == 2, f"drain: the two 40 s jobs stopped unfinished, logged: {cut}")
+    # ... and on the audit trail, by the worker that stopped them: the runs were in no event
+    # (their received and started events go with an answer, and these had none)
+    ab = [e for e in s.read("audit") if e["event"] == "abandoned"]
+    F.check(sorted(e["job_id"] for e in ab) == ["drain-long-0", "drain-long-1"]
+            and all(e["worker"] == "w1" and e.get("started_at") and e.get("code_sha256")
+                    and "runs again" in e.get("reason", "") for e in ab),
+            f"drain: abandoned audit events of the two 40 s jobs: {ab}")
+    F.check(all(not schema_errors(AUDIT, e) for e in ab),
+            f"drain: abandoned events against the schema: {[schema_errors(AUDIT, e) for e in ab]}")
 
 
 def drain_stop_case():
