@@ -685,10 +685,11 @@ static void extra_back(wrk_worker *w)
 {
     wrk_committer *cm = w->cm;
     if (!cm->extra) return;
-    if (w->audit_extra) {
-        json_array_extend(cm->extra, w->audit_extra);
-        json_decref(w->audit_extra);
-    }
+    if (w->audit_extra && json_array_extend(cm->extra, w->audit_extra) < 0)
+        wrk_logx(WRK_LOG_ERROR, "audit_lost", NULL, "worker: out of memory: %zu audit event%s "
+                 "of runs that answered nothing dropped", json_array_size(w->audit_extra),
+                 wrk_s((long long)json_array_size(w->audit_extra)));
+    json_decref(w->audit_extra);
     w->audit_extra = cm->extra;
     cm->extra = NULL;
 }
@@ -696,10 +697,16 @@ static void extra_back(wrk_worker *w)
 void wrk_commit_later(wrk_worker *w, json_t *ev)
 {
     if (!ev) return;
+    char id[300];
+    const char *jid = json_string_value(json_object_get(ev, "job_id"));
+    snprintf(id, sizeof id, "%s", jid ? jid : "-");
     if (!w->audit_extra) w->audit_extra = json_array();
-    if (!w->audit_extra || json_array_append_new(w->audit_extra, ev) < 0)
+    /* json_array_append_new takes ev even when it fails */
+    if (!w->audit_extra || json_array_append_new(w->audit_extra, ev) < 0) {
+        if (!w->audit_extra) json_decref(ev);
         wrk_logx(WRK_LOG_ERROR, "audit_lost", NULL, "worker: out of memory keeping an audit "
-                 "event of job %s", json_string_value(json_object_get(ev, "job_id")));
+                 "event of job %s", id);
+    }
 }
 
 rd_kafka_consumer_group_metadata_t *wrk_commit_group(wrk_committer *cm, rd_kafka_t *k)

@@ -374,9 +374,8 @@ static void shut_down(wrk_worker *w)
         for (size_t j = 0; j < w->parts[i]->n; j++) {
             wrk_entry *e = &w->parts[i]->e[j];
             if (e->state != WRK_E_CLAIMED) continue;
+            wrk_slots_unclaim(w, w->parts[i], e);
             e->state = WRK_E_PENDING;
-            e->attempts--;
-            e->claim_ok = e->claim_sent = false;
         }
     }
     wrk_stop_step("running jobs");
@@ -515,7 +514,7 @@ int wrk_worker_loop(const wrk_config *c)
     if (json_array_size(w.audit_extra)) /* no commit came after them: a lost partition's */
         wrk_logx(WRK_LOG_WARN, "audit_uncommitted", NULL, "worker %s: %zu audit event%s of "
                  "runs that answered nothing (abandoned, rerun) not committed: no commit came "
-                 "after them", c->worker_id, json_array_size(w.audit_extra),
+                 "after them (or its outcome is unknown)", c->worker_id, json_array_size(w.audit_extra),
                  wrk_s((long long)json_array_size(w.audit_extra)));
     json_decref(w.audit_extra);
     wrk_stop_step("the producer's close");

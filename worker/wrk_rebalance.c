@@ -220,7 +220,7 @@ static void give_back(wrk_worker *w, rd_kafka_topic_partition_list_t *l, bool lo
             for (size_t j = 0; j < rev[i]->n; j++) { /* not started: leave them to the new owner */
                 wrk_entry *e = &rev[i]->e[j];
                 if (e->state != WRK_E_PENDING && e->state != WRK_E_CLAIMED) continue;
-                if (e->state == WRK_E_CLAIMED) e->attempts--;
+                if (e->state == WRK_E_CLAIMED) wrk_slots_unclaim(w, rev[i], e);
                 e->claim_ok = e->claim_sent = false;
                 wrk_entry_release(e);
                 e->state = WRK_E_KNOWN;

@@ -109,8 +109,8 @@ static void claimed_id(const wrk_worker *w, const wrk_entry *e, char *out, size_
 }
 
 /* The audit trail's record of starts that answered nothing (the worker died in them, or let
- * them go): counted in the partition's commits, said once the job runs again, in the commit of
- * its claim. */
+ * them go): counted in the partition's commits, said when a worker claims the job again, in
+ * the commit of its claim (a claim given back before the start adds an abandoned event). */
 static void audit_rerun(wrk_worker *w, const wrk_part *p, const wrk_entry *e, const char *id,
                         const char *sha)
 {
@@ -120,9 +120,26 @@ static void audit_rerun(wrk_worker *w, const wrk_part *p, const wrk_entry *e, co
     json_object_set_new(ev, "reason", json_string(
         e->attempts > w->c->max_attempts
             ? "started before without finishing, as many times as --max-attempts allows: "
-              "not run again, answered internal_error"
-            : "started before without finishing (its worker died or let it go): runs again"));
+              "claimed to be answered internal_error, not run again"
+            : "started before without finishing (its worker died or let it go): claimed to "
+              "run again"));
     wrk_commit_later(w, ev);
+}
+
+void wrk_slots_unclaim(wrk_worker *w, const wrk_part *p, wrk_entry *e)
+{
+    char id[1100] = "", sha[65] = "";
+    if (e->suspect) claimed_id(w, e, id, sizeof id, sha);
+    if (id[0]) { /* the claim said rerun (say_rerun): the trail says it did not happen here */
+        wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
+        json_t *ev = wrk_audit_event("abandoned", id, w->c->worker_id, sha[0] ? sha : NULL, &src);
+        json_object_set_new(ev, "reason", json_string(
+            "claimed, then given back before it started as its partition went (a stop, a "
+            "revoke or the partition lost): it runs at the partition's next owner"));
+        wrk_commit_later(w, ev);
+    }
+    e->attempts--; /* not started here: this claim is no start */
+    e->claim_ok = e->claim_sent = false;
 }
 
 /* A job that runs again where it may have run before, and one stopped here to run again at
@@ -269,13 +286,16 @@ void wrk_slots_abandon(wrk_worker *w, wrk_part *p)
             w->running--;
             say_rerun(w, p, e, true);
             wrk_commit_later(w, wrk_task_abandoned_event(
-                e->task, "stopped unfinished by its worker as the partition went (a stop's or "
-                "a revoke's drain ran out): it runs again at the partition's next owner"));
-        }
-        if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
+                e->task, "stopped unfinished by its worker as its partition went (a stop's "
+                "grace or a revoke's drain ran out, or the partition lost): it runs again at "
+                "the partition's next owner"));
             /* stopped by us, not by the job: this start does not count against it */
             e->attempts--;
             e->claim_ok = e->claim_sent = false;
+        } else if (e->state == WRK_E_CLAIMED) {
+            wrk_slots_unclaim(w, p, e);
+        }
+        if (e->state == WRK_E_RUNNING || e->state == WRK_E_CLAIMED) {
             wrk_entry_release(e);
             e->state = WRK_E_KNOWN;
         } else if (e->state == WRK_E_PENDING) {

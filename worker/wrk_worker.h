@@ -98,6 +98,9 @@ void wrk_slots_fill(wrk_worker *w);
 void wrk_slots_service(wrk_worker *w, int timeout_ms);
 /* Kills and forgets the running and claimed jobs of p; they will run again elsewhere. */
 void wrk_slots_abandon(wrk_worker *w, wrk_part *p);
+/* A CLAIMED entry given back before it started (a stop, a revoke): its claim no longer counts
+ * as a start, and a claim that put a rerun event on the audit trail gets an abandoned one. */
+void wrk_slots_unclaim(wrk_worker *w, const wrk_part *p, wrk_entry *e);
 size_t wrk_slots_count(const wrk_worker *w, wrk_estate s, const wrk_part *only);
 void wrk_entry_release(wrk_entry *e);
 
