@@ -111,18 +111,26 @@ static void claimed_id(const wrk_worker *w, const wrk_entry *e, char *out, size_
 /* The audit trail's record of starts that answered nothing (the worker died in them, or let
  * them go): counted in the partition's commits, said when a worker claims the job again, in
  * the commit of its claim (a claim given back before the start adds an abandoned event). */
+/* An audit event of a claimed entry (no task yet: id and sha read from its record). */
+static json_t *claim_event(const wrk_worker *w, const wrk_part *p, const wrk_entry *e,
+                           const char *event, const char *id, const char *sha, const char *why)
+{
+    wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
+    json_t *ev = wrk_audit_event(event, id, w->c->worker_id, sha[0] ? sha : NULL, &src);
+    json_object_set_new(ev, "reason", json_string(why));
+    return ev;
+}
+
 static void audit_rerun(wrk_worker *w, const wrk_part *p, const wrk_entry *e, const char *id,
                         const char *sha)
 {
-    wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
-    json_t *ev = wrk_audit_event("rerun", id, w->c->worker_id, sha[0] ? sha : NULL, &src);
-    json_object_set_new(ev, "starts_before", json_integer(e->attempts - 1));
-    json_object_set_new(ev, "reason", json_string(
+    json_t *ev = claim_event(w, p, e, "rerun", id, sha,
         e->attempts > w->c->max_attempts
             ? "started before without finishing, as many times as --max-attempts allows: "
               "claimed to be answered internal_error, not run again"
             : "started before without finishing (its worker died or let it go): claimed to "
-              "run again"));
+              "run again");
+    json_object_set_new(ev, "starts_before", json_integer(e->attempts - 1));
     wrk_commit_later(w, ev);
 }
 
@@ -130,14 +138,11 @@ void wrk_slots_unclaim(wrk_worker *w, const wrk_part *p, wrk_entry *e)
 {
     char id[1100] = "", sha[65] = "";
     if (e->suspect) claimed_id(w, e, id, sizeof id, sha);
-    if (id[0]) { /* the claim said rerun (say_rerun): the trail says it did not happen here */
-        wrk_source src = {p->topic, (int)p->partition, (long long)e->offset};
-        json_t *ev = wrk_audit_event("abandoned", id, w->c->worker_id, sha[0] ? sha : NULL, &src);
-        json_object_set_new(ev, "reason", json_string(
-            "claimed, then given back before it started as its partition went (a stop, a "
-            "revoke or the partition lost): it runs at the partition's next owner"));
-        wrk_commit_later(w, ev);
-    }
+    if (id[0]) /* the claim said rerun (say_rerun): the trail says it did not happen here */
+        wrk_commit_later(w, claim_event(w, p, e, "abandoned", id, sha,
+                                        "claimed, then given back before it started as its "
+                                        "partition went (a stop, a revoke or the partition "
+                                        "lost): it runs at the partition's next owner"));
     e->attempts--; /* not started here: this claim is no start */
     e->claim_ok = e->claim_sent = false;
 }
